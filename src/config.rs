@@ -1,0 +1,291 @@
+//! The config file (TOML, SPEC §4): destinations and lookup limits.
+//!
+//! Precedence is flag > environment > config file > default. The file is found by
+//! `--config`, then `RECONCTL_CONFIG` (both through clap), then
+//! `$XDG_CONFIG_HOME/reconctl/config.toml` when present. Every value is validated while it is
+//! parsed, so an error names the key and the line. Secrets never live here: a destination
+//! names the environment variable that holds its token.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer};
+
+use crate::duration::HumanDuration;
+use crate::error::{Error, Result};
+
+pub const DEFAULT_BODY_LIMIT: u64 = 1024 * 1024;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub lookup: LookupSettings,
+    #[serde(default)]
+    pub destinations: BTreeMap<String, Destination>,
+    /// Where it was read from (None: no file).
+    #[serde(skip)]
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LookupSettings {
+    /// The largest response body accepted from a destination, in bytes.
+    #[serde(default = "default_body_limit")]
+    pub max_body_bytes: u64,
+}
+
+impl Default for LookupSettings {
+    fn default() -> Self {
+        LookupSettings {
+            max_body_bytes: DEFAULT_BODY_LIMIT,
+        }
+    }
+}
+
+fn default_body_limit() -> u64 {
+    DEFAULT_BODY_LIMIT
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Destination {
+    /// With `{ref}` where the URL-encoded external_ref goes.
+    pub lookup_url: LookupUrl,
+    /// The environment variable holding the bearer token, if any.
+    #[serde(default)]
+    pub token_env: Option<String>,
+    #[serde(default = "default_timeout", deserialize_with = "de_duration")]
+    pub timeout: Duration,
+    /// JSON pointer to the array of matches ("" = the body).
+    #[serde(default, deserialize_with = "de_pointer")]
+    pub results: String,
+    /// JSON pointer inside a match.
+    #[serde(default = "default_remote_id", deserialize_with = "de_pointer")]
+    pub remote_id: String,
+    /// Optional JSON pointer inside a match.
+    #[serde(default, deserialize_with = "de_opt_pointer")]
+    pub content_hash: Option<String>,
+    /// How long after sending a "not found" is trusted.
+    #[serde(default = "default_settle", deserialize_with = "de_duration")]
+    pub settle_after: Duration,
+}
+
+fn default_timeout() -> Duration {
+    Duration::from_secs(5)
+}
+
+fn default_settle() -> Duration {
+    Duration::from_secs(120)
+}
+
+fn default_remote_id() -> String {
+    "/id".into()
+}
+
+/// A lookup URL template: http or https, with `{ref}` in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LookupUrl(pub String);
+
+impl LookupUrl {
+    /// The URL for one reference, `{ref}` replaced by its URL-encoded form.
+    pub fn for_ref(&self, external_ref: &str) -> String {
+        let encoded =
+            percent_encoding::utf8_percent_encode(external_ref, percent_encoding::NON_ALPHANUMERIC)
+                .to_string();
+        self.0.replace("{ref}", &encoded)
+    }
+}
+
+impl<'de> Deserialize<'de> for LookupUrl {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if !s.contains("{ref}") {
+            return Err(serde::de::Error::custom(
+                "lookup_url must contain {ref}, where the external_ref goes",
+            ));
+        }
+        let probe = s.replace("{ref}", "x");
+        let url = url::Url::parse(&probe)
+            .map_err(|e| serde::de::Error::custom(format!("lookup_url is not a URL: {e}")))?;
+        if url.scheme() != "http" && url.scheme() != "https" {
+            return Err(serde::de::Error::custom(format!(
+                "lookup_url must be http or https, not {}",
+                url.scheme()
+            )));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(serde::de::Error::custom(
+                "lookup_url must not carry credentials; use token_env",
+            ));
+        }
+        Ok(LookupUrl(s))
+    }
+}
+
+fn de_duration<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Duration, D::Error> {
+    let s = String::deserialize(d)?;
+    s.parse::<HumanDuration>()
+        .map(|h| h.0)
+        .map_err(serde::de::Error::custom)
+}
+
+fn check_pointer<E: serde::de::Error>(s: String) -> std::result::Result<String, E> {
+    if s.is_empty() || s.starts_with('/') {
+        Ok(s)
+    } else {
+        Err(E::custom(format!(
+            "`{s}` is not a JSON pointer (\"\" or starting with /)"
+        )))
+    }
+}
+
+fn de_pointer<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
+    check_pointer(String::deserialize(d)?)
+}
+
+fn de_opt_pointer<'de, D: Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<String>, D::Error> {
+    let s = String::deserialize(d)?;
+    if s.is_empty() {
+        return Ok(None);
+    }
+    check_pointer(s).map(Some)
+}
+
+impl Config {
+    /// Parse a config file's text; errors name the key and the line.
+    pub fn parse(text: &str, origin: &Path) -> Result<Config> {
+        // toml's own Display quotes the offending line, which may hold a secret someone
+        // pasted in; report the line number and the message only.
+        let mut cfg: Config = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            Error::config(match line {
+                Some(line) => format!(
+                    "invalid config {}, line {line}: {}",
+                    origin.display(),
+                    e.message().trim_end()
+                ),
+                None => format!(
+                    "invalid config {}: {}",
+                    origin.display(),
+                    e.message().trim_end()
+                ),
+            })
+        })?;
+        for (name, dest) in &cfg.destinations {
+            if name.trim().is_empty() {
+                return Err(Error::config(format!(
+                    "invalid config {}: a destination needs a name",
+                    origin.display()
+                )));
+            }
+            if let Some(var) = &dest.token_env {
+                if var.is_empty() || var.contains('=') || var.contains('\0') {
+                    return Err(Error::config(format!(
+                        "invalid config {}: destinations.{name}.token_env must name an environment variable",
+                        origin.display()
+                    )));
+                }
+            }
+            if dest.timeout.is_zero() {
+                return Err(Error::config(format!(
+                    "invalid config {}: destinations.{name}.timeout must be more than 0",
+                    origin.display()
+                )));
+            }
+        }
+        if cfg.lookup.max_body_bytes == 0 {
+            return Err(Error::config(format!(
+                "invalid config {}: lookup.max_body_bytes must be more than 0",
+                origin.display()
+            )));
+        }
+        cfg.path = Some(origin.to_path_buf());
+        Ok(cfg)
+    }
+
+    /// The explicit file (flag or `RECONCTL_CONFIG`), else the XDG one if it exists, else none.
+    pub fn load(explicit: Option<&Path>) -> Result<Config> {
+        let path = match explicit {
+            Some(p) => p.to_path_buf(),
+            None => match xdg_path() {
+                Some(p) if p.exists() => p,
+                _ => return Ok(Config::default()),
+            },
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            Error::runtime(format!("cannot read config {}: {e}", path.display()))
+                .hinted("pass --config FILE or set RECONCTL_CONFIG")
+        })?;
+        Config::parse(&text, &path)
+    }
+
+    pub fn destination(&self, name: &str) -> Option<&Destination> {
+        self.destinations.get(name)
+    }
+}
+
+fn xdg_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("reconctl").join("config.toml"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config> {
+        Config::parse(text, Path::new("test.toml"))
+    }
+
+    #[test]
+    fn spec_example_parses() {
+        let cfg = parse(
+            r#"
+[destinations.cms-a]
+lookup_url = "http://127.0.0.1:8080/articles?external_ref={ref}"
+token_env = "CMS_A_TOKEN"
+timeout = "5s"
+results = ""
+remote_id = "/id"
+content_hash = "/payload_hash"
+settle_after = "2m"
+"#,
+        )
+        .unwrap();
+        let d = cfg.destination("cms-a").unwrap();
+        assert_eq!(d.timeout, Duration::from_secs(5));
+        assert_eq!(d.settle_after, Duration::from_secs(120));
+        assert_eq!(d.content_hash.as_deref(), Some("/payload_hash"));
+        assert_eq!(
+            d.lookup_url.for_ref("pub_ab"),
+            "http://127.0.0.1:8080/articles?external_ref=pub%5Fab"
+        );
+    }
+
+    #[test]
+    fn errors_name_key_and_line() {
+        let err = parse("[destinations.x]\nlookup_url = \"http://h/{ref}\"\ntimeout = \"soon\"\n")
+            .unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.message.contains("line 3"), "{}", err.message);
+        assert!(err.message.contains("soon"), "{}", err.message);
+        let err = parse("[destinations.x]\nlookup_url = \"ftp://h/{ref}\"\n").unwrap_err();
+        assert!(err.message.contains("http or https"), "{}", err.message);
+        let err = parse("[destinations.x]\nlookup_url = \"http://h/\"\n").unwrap_err();
+        assert!(err.message.contains("{ref}"), "{}", err.message);
+        let err = parse("[destinations.x]\nlookup_url = \"http://h/{ref}\"\ntoken = \"s3cret\"\n")
+            .unwrap_err();
+        assert!(err.message.contains("token"), "{}", err.message);
+        assert!(!err.message.contains("s3cret"), "{}", err.message);
+    }
+}

@@ -1,0 +1,168 @@
+//! Humane durations: `90s`, `15m`, `2h`, `1d`, `500ms`, and sums such as `1h30m`.
+//!
+//! Operators type these at 3 a.m.; anything ambiguous (a bare number, a negative, an
+//! unknown unit) is refused with a message rather than guessed.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A parsed duration that remembers nothing but its length; `Display` prints it humanely.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct HumanDuration(pub Duration);
+
+/// Why a duration was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseDurationError(String);
+
+impl fmt::Display for ParseDurationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ParseDurationError {}
+
+const MAX_SECS: u64 = 100 * 365 * 86_400;
+
+pub fn parse(input: &str) -> Result<Duration, ParseDurationError> {
+    let s = input.trim();
+    let bad = |why: &str| {
+        ParseDurationError(format!(
+            "invalid duration `{input}`: {why} (use e.g. 90s, 15m, 2h, 1d, 1h30m)"
+        ))
+    };
+    if s.is_empty() {
+        return Err(bad("empty"));
+    }
+    let mut total_ms: u128 = 0;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 {
+            return Err(bad("expected a number"));
+        }
+        let (num, tail) = rest.split_at(digits);
+        let unit_len = tail
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .map(char::len_utf8)
+            .sum::<usize>();
+        let (unit, tail) = tail.split_at(unit_len);
+        if unit.is_empty() {
+            return Err(bad("missing unit"));
+        }
+        let n: u128 = num.parse().map_err(|_| bad("number too large"))?;
+        let ms_per: u128 = match unit {
+            "ms" => 1,
+            "s" | "sec" | "secs" => 1_000,
+            "m" | "min" | "mins" => 60_000,
+            "h" | "hr" | "hrs" => 3_600_000,
+            "d" | "day" | "days" => 86_400_000,
+            "w" => 7 * 86_400_000,
+            _ => return Err(bad(&format!("unknown unit `{unit}`"))),
+        };
+        total_ms = n
+            .checked_mul(ms_per)
+            .and_then(|v| total_ms.checked_add(v))
+            .ok_or_else(|| bad("too large"))?;
+        if total_ms > u128::from(MAX_SECS) * 1_000 {
+            return Err(bad("longer than 100 years"));
+        }
+        rest = tail;
+    }
+    Ok(Duration::from_millis(total_ms as u64))
+}
+
+impl FromStr for HumanDuration {
+    type Err = ParseDurationError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse(s).map(HumanDuration)
+    }
+}
+
+impl fmt::Display for HumanDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_duration(self.0))
+    }
+}
+
+/// `3d 4h`, `12m 5s`, `40s`, `250ms`: the two largest units, for tables and messages.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1_000 {
+        return format!("{ms}ms");
+    }
+    let secs = d.as_secs();
+    let units = [(86_400, "d"), (3_600, "h"), (60, "m"), (1, "s")];
+    let mut parts = Vec::new();
+    let mut rest = secs;
+    for (size, name) in units {
+        if rest >= size {
+            parts.push(format!("{}{}", rest / size, name));
+            rest %= size;
+        }
+        if parts.len() == 2 {
+            break;
+        }
+        if !parts.is_empty() && rest == 0 {
+            break;
+        }
+    }
+    parts.join(" ")
+}
+
+/// Seconds (possibly negative) between two instants, humanely: `5m` or `-40s`.
+pub fn format_signed_secs(secs: f64) -> String {
+    let d = Duration::from_secs_f64(secs.abs());
+    if secs < 0.0 {
+        format!("-{}", format_duration(d))
+    } else {
+        format_duration(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_humane_units() {
+        assert_eq!(parse("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse("15m").unwrap(), Duration::from_secs(900));
+        assert_eq!(parse("2h").unwrap(), Duration::from_secs(7200));
+        assert_eq!(parse("1d").unwrap(), Duration::from_secs(86_400));
+        assert_eq!(parse("1h30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse("0s").unwrap(), Duration::ZERO);
+    }
+
+    #[test]
+    fn refuses_ambiguous_input() {
+        for bad in [
+            "",
+            "10",
+            "banana",
+            "-5m",
+            "5 m",
+            "1.5h",
+            "5x",
+            "m",
+            "99999999999999999999d",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
+
+    #[test]
+    fn formats_two_largest_units() {
+        assert_eq!(format_duration(Duration::from_secs(40)), "40s");
+        assert_eq!(format_duration(Duration::from_secs(725)), "12m 5s");
+        assert_eq!(
+            format_duration(Duration::from_secs(3 * 86_400 + 4 * 3600 + 7)),
+            "3d 4h"
+        );
+        assert_eq!(format_duration(Duration::from_secs(7200)), "2h");
+        assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
+    }
+}

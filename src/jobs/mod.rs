@@ -1,0 +1,12 @@
+//! The domain: jobs, their states and the transition table, the guarded move, the worker API.
+
+pub mod external_ref;
+pub mod model;
+pub mod state;
+pub mod store;
+pub mod worker;
+
+pub use external_ref::{external_ref, payload_hash, BusinessKey};
+pub use model::{Event, Job};
+pub use state::{Action, Role, State, Transition, TRANSITIONS};
+pub use store::{guarded_move, guarded_move_or_conflict, JobRef, MoveOutcome, MoveRequest};

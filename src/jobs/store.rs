@@ -1,0 +1,271 @@
+//! Reading jobs, and the one guarded move every state change goes through.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio_postgres::GenericClient;
+use uuid::Uuid;
+
+use super::external_ref::is_external_ref;
+use super::model::{Event, Job, EVENT_COLUMNS, JOB_COLUMNS, JOB_COLUMN_COUNT};
+use super::state::Action;
+use crate::error::{Error, Result};
+
+/// How a JOB argument names a job: its id, or its external_ref.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobRef {
+    Id(Uuid),
+    ExternalRef(String),
+}
+
+impl std::str::FromStr for JobRef {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        if is_external_ref(s) {
+            return Ok(JobRef::ExternalRef(s.to_string()));
+        }
+        if s.len() == 36 {
+            if let Ok(id) = Uuid::parse_str(s) {
+                return Ok(JobRef::Id(id));
+            }
+        }
+        Err(format!(
+            "`{}` is neither a job id (a UUID) nor an external_ref (pub_ + 64 hex digits)",
+            s.chars().take(100).collect::<String>()
+        ))
+    }
+}
+
+impl std::fmt::Display for JobRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JobRef::Id(id) => write!(f, "{id}"),
+            JobRef::ExternalRef(r) => f.write_str(r),
+        }
+    }
+}
+
+pub async fn find<C: GenericClient>(client: &C, job: &JobRef) -> Result<Option<Job>> {
+    let row = match job {
+        JobRef::Id(id) => {
+            client
+                .query_opt(
+                    &format!("SELECT {JOB_COLUMNS} FROM publication_jobs WHERE id = $1"),
+                    &[id],
+                )
+                .await?
+        }
+        JobRef::ExternalRef(r) => {
+            client
+                .query_opt(
+                    &format!("SELECT {JOB_COLUMNS} FROM publication_jobs WHERE external_ref = $1"),
+                    &[r],
+                )
+                .await?
+        }
+    };
+    row.as_ref().map(Job::from_row).transpose()
+}
+
+/// The job, or exit 4.
+pub async fn get<C: GenericClient>(client: &C, job: &JobRef) -> Result<Job> {
+    find(client, job).await?.ok_or_else(|| {
+        Error::not_found(format!("no job {job}"))
+            .hinted("check the id or external_ref with `reconctl jobs list`")
+    })
+}
+
+pub async fn events<C: GenericClient>(client: &C, job_id: Uuid) -> Result<Vec<Event>> {
+    let rows = client
+        .query(
+            &format!("SELECT {EVENT_COLUMNS} FROM job_events WHERE job_id = $1 ORDER BY id"),
+            &[&job_id],
+        )
+        .await?;
+    rows.iter().map(Event::from_row).collect()
+}
+
+/// What a move writes besides state and version. `None` leaves a column as it is; moves out
+/// of `in_flight` always clear the lease.
+#[derive(Debug, Clone, Default)]
+pub struct Effects {
+    pub lease_owner: Option<String>,
+    pub lease_ttl: Option<Duration>,
+    pub count_attempt: bool,
+    pub sent_at: SentAt,
+    pub remote_id: Option<String>,
+    pub last_error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SentAt {
+    #[default]
+    Keep,
+    Now,
+    Clear,
+}
+
+impl SentAt {
+    fn as_str(self) -> &'static str {
+        match self {
+            SentAt::Keep => "keep",
+            SentAt::Now => "now",
+            SentAt::Clear => "clear",
+        }
+    }
+}
+
+/// One guarded move: the job must still be at `expect_version` and in one of the action's
+/// from-states (SPEC §2's table), or nothing changes.
+#[derive(Debug, Clone)]
+pub struct MoveRequest {
+    pub job_id: Uuid,
+    pub expect_version: i64,
+    pub action: Action,
+    pub actor: String,
+    pub reason: Option<String>,
+    pub evidence: Value,
+    pub effects: Effects,
+}
+
+/// The result of a guarded move.
+#[derive(Debug, Clone)]
+pub enum MoveOutcome {
+    Moved {
+        job: Job,
+        event: Event,
+    },
+    /// The guard matched no row: someone moved the job first. This is the job now.
+    Conflict {
+        current: Job,
+    },
+}
+
+/// The guarded UPDATE and its event, in one statement: both happen or neither does.
+///
+/// `old` reads the job at the expected version within the statement's snapshot; versions
+/// only grow, so when the UPDATE matches `version = $2`, `old.state` is the state it left.
+const MOVE_SQL: &str = "
+WITH old AS (
+    SELECT id, state AS from_state FROM publication_jobs WHERE id = $1 AND version = $2
+), moved AS (
+    UPDATE publication_jobs j SET
+        state = $4::text,
+        version = j.version + 1,
+        updated_at = now(),
+        state_changed_at = CASE WHEN j.state = $4 THEN j.state_changed_at ELSE now() END,
+        attempts = j.attempts + $5::int,
+        lease_owner = CASE WHEN $4 = 'in_flight' THEN COALESCE($6, j.lease_owner) END,
+        lease_expires_at = CASE WHEN $4 = 'in_flight'
+            THEN COALESCE(now() + make_interval(secs => $7::float8), j.lease_expires_at) END,
+        sent_at = CASE $8::text WHEN 'now' THEN now() WHEN 'clear' THEN NULL ELSE j.sent_at END,
+        remote_id = COALESCE($9, j.remote_id),
+        last_error = COALESCE($10, j.last_error)
+    FROM old
+    WHERE j.id = old.id AND j.version = $2 AND j.state = ANY($3)
+    RETURNING j.*, old.from_state
+), ev AS (
+    INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version, reason, evidence)
+    SELECT id, $11, $12, from_state, state, version - 1, version, $13, $14 FROM moved
+    RETURNING *
+)
+SELECT moved.id, moved.tenant_id, moved.article_id, moved.revision_id, moved.destination,
+       moved.external_ref, moved.payload_hash, moved.state, moved.version, moved.attempts,
+       moved.lease_owner, moved.lease_expires_at, moved.sent_at, moved.remote_id,
+       moved.last_error, moved.created_at, moved.updated_at, moved.state_changed_at,
+       ev.id, ev.job_id, ev.at, ev.actor, ev.action, ev.from_state, ev.to_state,
+       ev.from_version, ev.to_version, ev.reason, ev.evidence
+FROM moved, ev";
+
+pub async fn guarded_move<C: GenericClient>(client: &C, req: &MoveRequest) -> Result<MoveOutcome> {
+    let from: Vec<&str> = req.action.from().iter().map(|s| s.as_str()).collect();
+    let to = req.action.to().as_str();
+    let attempt: i32 = i32::from(req.effects.count_attempt);
+    let ttl: Option<f64> = req.effects.lease_ttl.map(|d| d.as_secs_f64());
+    let rows = client
+        .query(
+            MOVE_SQL,
+            &[
+                &req.job_id,
+                &req.expect_version,
+                &from,
+                &to,
+                &attempt,
+                &req.effects.lease_owner,
+                &ttl,
+                &req.effects.sent_at.as_str(),
+                &req.effects.remote_id,
+                &req.effects.last_error,
+                &req.actor,
+                &req.action.as_str(),
+                &req.reason,
+                &req.evidence,
+            ],
+        )
+        .await?;
+    match rows.as_slice() {
+        [row] => Ok(MoveOutcome::Moved {
+            job: Job::from_row(row)?,
+            event: Event::from_row_at(row, JOB_COLUMN_COUNT)?,
+        }),
+        [] => {
+            let current = get(client, &JobRef::Id(req.job_id)).await?;
+            Ok(MoveOutcome::Conflict { current })
+        }
+        _ => Err(Error::bug("a guarded move updated more than one row")),
+    }
+}
+
+/// A guarded move where a lost guard is an error (exit 3) carrying the job as it is now.
+pub async fn guarded_move_or_conflict<C: GenericClient>(
+    client: &C,
+    req: &MoveRequest,
+) -> Result<(Job, Event)> {
+    match guarded_move(client, req).await? {
+        MoveOutcome::Moved { job, event } => Ok((job, event)),
+        MoveOutcome::Conflict { current } => Err(version_conflict(req, current)),
+    }
+}
+
+pub fn version_conflict(req: &MoveRequest, current: Job) -> Error {
+    let message = if current.version != req.expect_version {
+        format!(
+            "job {} is now {} at version {} (you expected version {})",
+            current.id, current.state, current.version, req.expect_version
+        )
+    } else {
+        format!(
+            "job {} is {} at version {}: {} is only allowed from {}",
+            current.id,
+            current.state,
+            current.version,
+            req.action,
+            req.action
+                .from()
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )
+    };
+    Error::conflict("version_conflict", message)
+        .hinted("nothing changed; look at the job again with `reconctl jobs show`")
+        .with_current(current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn job_ref_parses_ids_and_refs() {
+        let id = Uuid::new_v4();
+        assert_eq!(id.to_string().parse::<JobRef>().unwrap(), JobRef::Id(id));
+        let r = crate::jobs::external_ref("t", "a", "1", "d");
+        assert_eq!(r.parse::<JobRef>().unwrap(), JobRef::ExternalRef(r.clone()));
+        for bad in ["", "42", "pub_123", "'; DROP TABLE publication_jobs; --"] {
+            assert!(bad.parse::<JobRef>().is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! The worker side of SPEC §2, so real workers and the tests use the same rules.
+//!
+//! Every write is fenced by the version the worker holds: a worker whose lease was swept or
+//! taken over holds a stale version, and its `renew`/`mark_sent`/`complete`/`fail`/`timed_out`
+//! is refused (a conflict carrying the job as it is now) instead of overwriting a newer owner.
+
+use std::time::Duration;
+
+use serde_json::json;
+use tokio_postgres::GenericClient;
+
+use super::external_ref::{is_payload_hash, BusinessKey};
+use super::model::{Event, Job, EVENT_COLUMNS, JOB_COLUMNS, JOB_COLUMN_COUNT};
+use super::state::{Action, State};
+use super::store::{guarded_move_or_conflict, Effects, MoveRequest, SentAt};
+use crate::error::{Error, Result};
+
+/// What `reserve` found.
+#[derive(Debug, Clone)]
+pub enum Reservation {
+    /// A new job was created, with its `reserve` event.
+    Created { job: Job, event: Event },
+    /// The same intent (same key and payload) was already reserved: that job.
+    Existing { job: Job },
+}
+
+impl Reservation {
+    pub fn job(&self) -> &Job {
+        match self {
+            Reservation::Created { job, .. } | Reservation::Existing { job } => job,
+        }
+    }
+}
+
+const RESERVE_SQL: &str = "
+WITH ins AS (
+    INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination, external_ref, payload_hash)
+    VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (tenant_id, article_id, revision_id, destination) DO NOTHING
+    RETURNING *
+), ev AS (
+    INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version, reason, evidence)
+    SELECT id, $7, 'reserve', NULL, state, NULL, version, NULL, jsonb_build_object('payload_hash', payload_hash)
+    FROM ins
+    RETURNING *
+)
+SELECT ins.id, ins.tenant_id, ins.article_id, ins.revision_id, ins.destination,
+       ins.external_ref, ins.payload_hash, ins.state, ins.version, ins.attempts,
+       ins.lease_owner, ins.lease_expires_at, ins.sent_at, ins.remote_id,
+       ins.last_error, ins.created_at, ins.updated_at, ins.state_changed_at,
+       ev.id, ev.job_id, ev.at, ev.actor, ev.action, ev.from_state, ev.to_state,
+       ev.from_version, ev.to_version, ev.reason, ev.evidence
+FROM ins, ev";
+
+/// Reserve the one job of a publishing intent (SPEC §2). The unique business key decides
+/// races; the same key with another payload is a payload conflict (exit 3) and leaves the
+/// existing job untouched.
+pub async fn reserve<C: GenericClient>(
+    client: &C,
+    key: &BusinessKey,
+    payload_hash: &str,
+    actor: &str,
+) -> Result<Reservation> {
+    if !is_payload_hash(payload_hash) {
+        return Err(Error::usage(format!(
+            "payload hash `{payload_hash}` is not a lowercase hex SHA-256 (64 characters 0-9a-f)"
+        )));
+    }
+    for (name, value) in [
+        ("tenant", &key.tenant_id),
+        ("article", &key.article_id),
+        ("revision", &key.revision_id),
+        ("destination", &key.destination),
+    ] {
+        if value.trim().is_empty() {
+            return Err(Error::usage(format!("--{name} must not be empty")));
+        }
+    }
+    let external_ref = key.external_ref();
+    // The INSERT waits for a concurrent inserter of the same key; if that one committed, our
+    // statement's snapshot cannot see its row, so the existing job is read by a second
+    // statement (a fresh snapshot). A row that vanished in between (never, in practice) is
+    // retried a few times rather than reported wrongly.
+    for _ in 0..5 {
+        let rows = client
+            .query(
+                RESERVE_SQL,
+                &[
+                    &key.tenant_id,
+                    &key.article_id,
+                    &key.revision_id,
+                    &key.destination,
+                    &external_ref,
+                    &payload_hash,
+                    &actor,
+                ],
+            )
+            .await?;
+        if let Some(row) = rows.first() {
+            return Ok(Reservation::Created {
+                job: Job::from_row(row)?,
+                event: Event::from_row_at(row, JOB_COLUMN_COUNT)?,
+            });
+        }
+        let existing = client
+            .query_opt(
+                &format!(
+                    "SELECT {JOB_COLUMNS} FROM publication_jobs
+                     WHERE tenant_id = $1 AND article_id = $2 AND revision_id = $3 AND destination = $4"
+                ),
+                &[&key.tenant_id, &key.article_id, &key.revision_id, &key.destination],
+            )
+            .await?;
+        if let Some(row) = existing {
+            let job = Job::from_row(&row)?;
+            if job.payload_hash != payload_hash {
+                return Err(Error::conflict(
+                    "payload_conflict",
+                    format!(
+                        "payload conflict: job {} ({}/{}/{}/{}) was reserved with payload {}, not {}",
+                        job.id, job.tenant_id, job.article_id, job.revision_id, job.destination,
+                        job.payload_hash, payload_hash
+                    ),
+                )
+                .hinted("the same publishing intent arrived with different content; the existing job is unchanged. Investigate before publishing: a new revision needs a new revision id")
+                .with_current(job));
+            }
+            return Ok(Reservation::Existing { job });
+        }
+    }
+    Err(Error::runtime(
+        "could not reserve the job: it was created and removed repeatedly by someone else",
+    ))
+}
+
+const CLAIM_SQL_HEAD: &str = "
+WITH c AS (
+    SELECT id, state AS from_state FROM publication_jobs
+    WHERE state = ANY($1) AND ($2::text IS NULL OR destination = $2::text)
+    ORDER BY state_changed_at, id
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED
+), moved AS (
+    UPDATE publication_jobs j SET
+        state = 'in_flight',
+        version = j.version + 1,
+        attempts = j.attempts + 1,
+        lease_owner = $3,
+        lease_expires_at = now() + make_interval(secs => $4::float8),
+        sent_at = NULL,
+        updated_at = now(),
+        state_changed_at = now()
+    FROM c
+    WHERE j.id = c.id AND j.state = ANY($1)
+    RETURNING j.*, c.from_state
+), ev AS (
+    INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version, reason, evidence)
+    SELECT id, $3, 'claim', from_state, state, version - 1, version, NULL,
+           jsonb_build_object('lease_expires_at', lease_expires_at, 'attempt', attempts)
+    FROM moved
+    RETURNING *
+)";
+
+/// Claim the oldest claimable job (pending or safe_to_retry), optionally for one destination,
+/// skipping rows other workers hold locked. `None` when there is nothing to claim.
+pub async fn claim<C: GenericClient>(
+    client: &C,
+    owner: &str,
+    lease: Duration,
+    destination: Option<&str>,
+) -> Result<Option<Job>> {
+    let from: Vec<&str> = Action::Claim.from().iter().map(|s| s.as_str()).collect();
+    debug_assert_eq!(Action::Claim.to(), State::InFlight);
+    let sql = format!(
+        "{CLAIM_SQL_HEAD} SELECT {cols} FROM moved, ev",
+        cols = JOB_COLUMNS
+            .split(", ")
+            .map(|c| format!("moved.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let rows = client
+        .query(&sql, &[&from, &destination, &owner, &lease.as_secs_f64()])
+        .await?;
+    rows.first().map(Job::from_row).transpose()
+}
+
+fn fenced(job: &Job, action: Action, actor: &str, effects: Effects) -> MoveRequest {
+    MoveRequest {
+        job_id: job.id,
+        expect_version: job.version,
+        action,
+        actor: actor.to_string(),
+        reason: None,
+        evidence: json!({}),
+        effects,
+    }
+}
+
+fn holder(job: &Job) -> String {
+    job.lease_owner.clone().unwrap_or_default()
+}
+
+/// Extend the lease of a job this worker holds (at the version it holds).
+pub async fn renew<C: GenericClient>(client: &C, job: &Job, lease: Duration) -> Result<Job> {
+    let req = fenced(
+        job,
+        Action::Renew,
+        &holder(job),
+        Effects {
+            lease_ttl: Some(lease),
+            ..Effects::default()
+        },
+    );
+    Ok(guarded_move_or_conflict(client, &req).await?.0)
+}
+
+/// Record that the request is about to be sent (sent_at = now). After this, a lost lease
+/// means `uncertain`, never a blind retry.
+pub async fn mark_sent<C: GenericClient>(client: &C, job: &Job) -> Result<Job> {
+    let req = fenced(
+        job,
+        Action::MarkSent,
+        &holder(job),
+        Effects {
+            sent_at: SentAt::Now,
+            ..Effects::default()
+        },
+    );
+    Ok(guarded_move_or_conflict(client, &req).await?.0)
+}
+
+/// The destination confirmed: accepted, with its remote id.
+pub async fn complete<C: GenericClient>(client: &C, job: &Job, remote_id: &str) -> Result<Job> {
+    if remote_id.is_empty() {
+        return Err(Error::usage("complete needs the destination's remote id"));
+    }
+    let mut req = fenced(
+        job,
+        Action::Complete,
+        &holder(job),
+        Effects {
+            remote_id: Some(remote_id.to_string()),
+            ..Effects::default()
+        },
+    );
+    req.evidence = json!({ "remote_id": remote_id });
+    Ok(guarded_move_or_conflict(client, &req).await?.0)
+}
+
+/// The destination rejected it definitively.
+pub async fn fail<C: GenericClient>(client: &C, job: &Job, error: &str) -> Result<Job> {
+    let mut req = fenced(
+        job,
+        Action::Fail,
+        &holder(job),
+        Effects {
+            last_error: Some(error.to_string()),
+            ..Effects::default()
+        },
+    );
+    req.reason = Some(error.to_string());
+    Ok(guarded_move_or_conflict(client, &req).await?.0)
+}
+
+/// The send timed out after sending: nobody knows whether the destination has it.
+pub async fn timed_out<C: GenericClient>(client: &C, job: &Job, error: &str) -> Result<Job> {
+    let mut req = fenced(
+        job,
+        Action::TimedOut,
+        &holder(job),
+        Effects {
+            last_error: Some(error.to_string()),
+            ..Effects::default()
+        },
+    );
+    req.reason = Some(error.to_string());
+    Ok(guarded_move_or_conflict(client, &req).await?.0)
+}
+
+/// The columns of an event, prefixed, for statements that join jobs and events.
+pub fn event_columns(prefix: &str) -> String {
+    EVENT_COLUMNS
+        .split(", ")
+        .map(|c| format!("{prefix}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,35 @@
+//! parse → run → map the error to an exit code (a broken pipe is success).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use reconctl::cli::Cli;
+use reconctl::context::Context;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let ctx = Context::new(cli.globals.clone());
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let result = runtime.block_on(reconctl::commands::run(&ctx, &cli));
+    // Do not wait for background connection tasks.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    match result {
+        Ok(exit) => ExitCode::from(exit.code()),
+        Err(err) if err.code == "broken_pipe" => ExitCode::SUCCESS,
+        Err(err) => {
+            ctx.ui.error(&err);
+            ExitCode::from(err.exit_code())
+        }
+    }
+}

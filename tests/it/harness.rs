@@ -1,0 +1,453 @@
+//! `TestEnv`: each test gets its own freshly created, migrated database on the server named
+//! by `DATABASE_URL` (scripts/test starts a disposable one), a clean environment for the
+//! binary, and an invariant check when it ends.
+
+#![allow(dead_code)]
+
+use std::process::Output;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use reconctl::db::{SessionLimits, Target};
+use reconctl::jobs::{external_ref, payload_hash, Job, State};
+use tokio_postgres::Client;
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+pub fn admin_url() -> String {
+    std::env::var("DATABASE_URL").expect(
+        "DATABASE_URL must name a PostgreSQL server for the integration tests; run scripts/test, which starts one",
+    )
+}
+
+/// `admin_url` with its database replaced by `db`.
+pub fn url_for(db: &str) -> String {
+    let admin = admin_url();
+    let (base, query) = match admin.split_once('?') {
+        Some((b, q)) => (b.to_string(), Some(q.to_string())),
+        None => (admin.clone(), None),
+    };
+    let scheme_end = base
+        .find("://")
+        .expect("DATABASE_URL must be a postgres:// URL")
+        + 3;
+    let authority_end = base[scheme_end..]
+        .find('/')
+        .map_or(base.len(), |i| scheme_end + i);
+    let mut url = format!("{}/{}", &base[..authority_end], db);
+    if let Some(q) = query {
+        url.push('?');
+        url.push_str(&q);
+    }
+    url
+}
+
+pub async fn connect_url(url: &str) -> Client {
+    let target = Target::resolve(Some(url), &SessionLimits::default()).expect("test URL");
+    target
+        .connect()
+        .await
+        .expect("connect to the test database")
+}
+
+pub struct TestEnv {
+    pub db_name: String,
+    pub url: String,
+    pub dir: tempfile::TempDir,
+    pub client: Client,
+    /// Skip the end-of-test invariant check (for tests that break invariants on purpose).
+    pub skip_invariants: bool,
+}
+
+impl TestEnv {
+    /// A fresh, migrated database.
+    pub async fn new() -> TestEnv {
+        let env = TestEnv::empty().await;
+        let mut c = connect_url(&env.url).await;
+        reconctl::migrate::migrate(&mut c).await.expect("migrate");
+        env
+    }
+
+    /// A fresh database with no schema.
+    pub async fn empty() -> TestEnv {
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let db_name = format!(
+            "reconctl_t{}_{}_{}",
+            std::process::id(),
+            n,
+            uuid::Uuid::new_v4().simple().to_string()[..8].to_owned()
+        );
+        let admin = connect_url(&admin_url()).await;
+        admin
+            .batch_execute(&format!("CREATE DATABASE {db_name} TEMPLATE template0"))
+            .await
+            .expect("create the test database");
+        let url = url_for(&db_name);
+        let client = connect_url(&url).await;
+        TestEnv {
+            db_name,
+            url,
+            dir: tempfile::tempdir().expect("tempdir"),
+            client,
+            skip_invariants: false,
+        }
+    }
+
+    /// Another connection of its own (for races and locks).
+    pub async fn connect(&self) -> Client {
+        connect_url(&self.url).await
+    }
+
+    /// The binary, with a clean environment: only what the test gives it.
+    pub fn cmd(&self) -> assert_cmd::Command {
+        let mut cmd = assert_cmd::Command::cargo_bin("reconctl").expect("the reconctl binary");
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("xdg"))
+            .env("DATABASE_URL", &self.url)
+            .env("RECONCTL_ACTOR", "tester")
+            .env("COLUMNS", "120")
+            .env("NO_COLOR", "1")
+            .timeout(Duration::from_secs(120));
+        cmd
+    }
+
+    /// Run the binary with these arguments (no stdin).
+    pub fn run(&self, args: &[&str]) -> Run {
+        Run(self
+            .cmd()
+            .args(args)
+            .write_stdin("")
+            .output()
+            .expect("run reconctl"))
+    }
+
+    /// Insert a job directly in `state`, with a `seed` event so the history chains.
+    pub async fn seed(&self, seed: Seed) -> Job {
+        let ext = external_ref(
+            &seed.tenant,
+            &seed.article,
+            &seed.revision,
+            &seed.destination,
+        );
+        let hash = payload_hash(seed.payload.as_bytes());
+        let in_flight = seed.state == State::InFlight;
+        let lease_owner = if in_flight {
+            Some(
+                seed.lease_owner
+                    .clone()
+                    .unwrap_or_else(|| "worker-1".into()),
+            )
+        } else {
+            None
+        };
+        let lease_secs: Option<f64> = if in_flight {
+            Some(seed.lease_expires_in_secs.unwrap_or(300) as f64)
+        } else {
+            None
+        };
+        let remote_id = if seed.state == State::Accepted {
+            Some(seed.remote_id.clone().unwrap_or_else(|| "remote-1".into()))
+        } else {
+            seed.remote_id.clone()
+        };
+        let sent_ago: Option<f64> = seed.sent_ago_secs.map(|s| s as f64);
+        let state_age = seed.state_age_secs as f64;
+        let created_age = seed.created_age_secs.unwrap_or(seed.state_age_secs) as f64;
+        let row = self
+            .client
+            .query_one(
+                &format!(
+                    "WITH j AS (
+                       INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination,
+                           external_ref, payload_hash, state, attempts, lease_owner, lease_expires_at,
+                           sent_at, remote_id, created_at, updated_at, state_changed_at)
+                       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+                           now() + make_interval(secs => $10::float8),
+                           now() - make_interval(secs => $11::float8), $12,
+                           now() - make_interval(secs => $14::float8),
+                           now() - make_interval(secs => $13::float8),
+                           now() - make_interval(secs => $13::float8))
+                       RETURNING *
+                     ), e AS (
+                       INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version, reason)
+                       SELECT id, 'seed', 'seed', NULL, state, NULL, version, 'test fixture' FROM j
+                     )
+                     SELECT {} FROM j",
+                    reconctl::jobs::model::JOB_COLUMNS
+                ),
+                &[
+                    &seed.tenant,
+                    &seed.article,
+                    &seed.revision,
+                    &seed.destination,
+                    &ext,
+                    &hash,
+                    &seed.state.as_str(),
+                    &seed.attempts,
+                    &lease_owner,
+                    &lease_secs,
+                    &sent_ago,
+                    &remote_id,
+                    &state_age,
+                    &created_age,
+                ],
+            )
+            .await
+            .expect("seed a job");
+        Job::from_row(&row).unwrap()
+    }
+
+    pub async fn job(&self, id: uuid::Uuid) -> Job {
+        reconctl::jobs::store::get(&self.client, &reconctl::jobs::JobRef::Id(id))
+            .await
+            .expect("job exists")
+    }
+
+    pub async fn events(&self, id: uuid::Uuid) -> Vec<reconctl::jobs::Event> {
+        reconctl::jobs::store::events(&self.client, id)
+            .await
+            .unwrap()
+    }
+
+    pub async fn count(&self, sql: &str) -> i64 {
+        self.client.query_one(sql, &[]).await.unwrap().get(0)
+    }
+
+    /// The invariants every test must leave behind (see `check_invariants`).
+    pub async fn assert_invariants(&self) {
+        let problems = check_invariants(&self.client).await;
+        assert!(
+            problems.is_empty(),
+            "invariants broken:\n{}",
+            problems.join("\n")
+        );
+    }
+
+    /// A config file in the test's directory; returns its path.
+    pub fn write_config(&self, toml: &str) -> String {
+        let path = self.dir.path().join("config.toml");
+        std::fs::write(&path, toml).unwrap();
+        path.to_string_lossy().into_owned()
+    }
+}
+
+/// Every change of state has exactly one event; events chain without gaps (from_version =
+/// the previous to_version, from_state = the previous to_state, the last one = the job now);
+/// no lease outside in_flight; accepted has a remote_id.
+pub async fn check_invariants(c: &Client) -> Vec<String> {
+    let mut problems = Vec::new();
+    let has_schema: bool = c
+        .query_one("SELECT to_regclass('publication_jobs') IS NOT NULL", &[])
+        .await
+        .unwrap()
+        .get(0);
+    if !has_schema {
+        return problems;
+    }
+    let rows = c
+        .query(
+            "SELECT j.id::text, j.state, j.version,
+                    coalesce(json_agg(json_build_array(e.from_state, e.to_state, e.from_version, e.to_version) ORDER BY e.id)
+                             FILTER (WHERE e.id IS NOT NULL), '[]')::text
+             FROM publication_jobs j LEFT JOIN job_events e ON e.job_id = j.id
+             GROUP BY j.id",
+            &[],
+        )
+        .await
+        .unwrap();
+    for row in rows {
+        let id: String = row.get(0);
+        let state: String = row.get(1);
+        let version: i64 = row.get(2);
+        let events: Vec<(Option<String>, String, Option<i64>, i64)> =
+            serde_json::from_str(&row.get::<_, String>(3)).unwrap();
+        let Some(first) = events.first() else {
+            problems.push(format!("job {id}: no events"));
+            continue;
+        };
+        if first.0.is_some() || first.2.is_some() {
+            problems.push(format!(
+                "job {id}: first event is not a creation: {first:?}"
+            ));
+        }
+        for w in events.windows(2) {
+            let (prev, next) = (&w[0], &w[1]);
+            if next.2 != Some(prev.3) || next.0.as_deref() != Some(prev.1.as_str()) {
+                problems.push(format!(
+                    "job {id}: events do not chain: {prev:?} then {next:?}"
+                ));
+            }
+        }
+        let last = events.last().unwrap();
+        if last.3 != version || last.1 != state {
+            problems.push(format!(
+                "job {id}: last event {last:?} does not match the job ({state} v{version})"
+            ));
+        }
+    }
+    let bad_leases: i64 = c
+        .query_one(
+            "SELECT count(*) FROM publication_jobs WHERE (state <> 'in_flight') AND (lease_owner IS NOT NULL OR lease_expires_at IS NOT NULL)",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    if bad_leases > 0 {
+        problems.push(format!("{bad_leases} jobs hold a lease outside in_flight"));
+    }
+    let no_remote: i64 = c
+        .query_one(
+            "SELECT count(*) FROM publication_jobs WHERE state = 'accepted' AND remote_id IS NULL",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    if no_remote > 0 {
+        problems.push(format!("{no_remote} accepted jobs have no remote_id"));
+    }
+    problems
+}
+
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        let db = self.db_name.clone();
+        let check = !self.skip_invariants && !std::thread::panicking();
+        let url = self.url.clone();
+        // Async work cannot run in Drop on the test's runtime: use a thread with its own.
+        let problems = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let mut problems = Vec::new();
+                if check {
+                    let c = connect_url(&url).await;
+                    problems = check_invariants(&c).await;
+                }
+                let admin = connect_url(&admin_url()).await;
+                let _ = admin
+                    .batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
+                    .await;
+                problems
+            })
+        })
+        .join()
+        .unwrap_or_default();
+        if !problems.is_empty() && !std::thread::panicking() {
+            panic!(
+                "invariants broken at the end of the test:\n{}",
+                problems.join("\n")
+            );
+        }
+    }
+}
+
+/// A job to seed; `Seed::new("a1")` is a pending job for tenant t1, revision 1, cms-a.
+#[derive(Debug, Clone)]
+pub struct Seed {
+    pub tenant: String,
+    pub article: String,
+    pub revision: String,
+    pub destination: String,
+    pub payload: String,
+    pub state: State,
+    pub attempts: i32,
+    pub lease_owner: Option<String>,
+    /// Seconds until the lease expires (negative: expired that long ago).
+    pub lease_expires_in_secs: Option<i64>,
+    pub sent_ago_secs: Option<i64>,
+    pub remote_id: Option<String>,
+    pub state_age_secs: i64,
+    pub created_age_secs: Option<i64>,
+}
+
+impl Seed {
+    pub fn new(article: &str) -> Seed {
+        Seed {
+            tenant: "t1".into(),
+            article: article.into(),
+            revision: "1".into(),
+            destination: "cms-a".into(),
+            payload: format!("payload of {article}"),
+            state: State::Pending,
+            attempts: 0,
+            lease_owner: None,
+            lease_expires_in_secs: None,
+            sent_ago_secs: None,
+            remote_id: None,
+            state_age_secs: 60,
+            created_age_secs: None,
+        }
+    }
+
+    pub fn state(mut self, state: State) -> Seed {
+        self.state = state;
+        self
+    }
+
+    pub fn destination(mut self, d: &str) -> Seed {
+        self.destination = d.into();
+        self
+    }
+
+    pub fn sent_ago(mut self, secs: i64) -> Seed {
+        self.sent_ago_secs = Some(secs);
+        self
+    }
+
+    pub fn lease(mut self, owner: &str, expires_in_secs: i64) -> Seed {
+        self.lease_owner = Some(owner.into());
+        self.lease_expires_in_secs = Some(expires_in_secs);
+        self
+    }
+
+    pub fn aged(mut self, secs: i64) -> Seed {
+        self.state_age_secs = secs;
+        self
+    }
+
+    pub fn remote_id(mut self, r: &str) -> Seed {
+        self.remote_id = Some(r.into());
+        self
+    }
+}
+
+/// The output of one run of the binary.
+pub struct Run(pub Output);
+
+impl Run {
+    pub fn code(&self) -> i32 {
+        self.0.status.code().unwrap_or(-1)
+    }
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.0.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout(),
+                self.stderr()
+            )
+        })
+    }
+    /// Assert the exit code, showing the output when it differs.
+    pub fn expect(self, code: i32) -> Run {
+        assert_eq!(
+            self.code(),
+            code,
+            "unexpected exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout(),
+            self.stderr()
+        );
+        self
+    }
+}
