@@ -2,8 +2,10 @@
 
 pub mod external_ref;
 pub mod model;
+pub mod query;
 pub mod state;
 pub mod store;
+pub mod sweep;
 pub mod worker;
 
 pub use external_ref::{external_ref, payload_hash, BusinessKey};

@@ -3,3 +3,11 @@
 mod harness;
 
 mod foundation;
+mod generated;
+mod inspect;
+mod mark;
+mod reconcile;
+mod reliability;
+mod remote;
+mod sandbox;
+mod sweep;

@@ -1,0 +1,1 @@
+//! Listing queries: filters, keyset cursors, counts (issue: inspection).

@@ -1,0 +1,1 @@
+//! Tests: generated (filled in by its issue).

@@ -1,0 +1,1 @@
+//! Tests: inspect (filled in by its issue).

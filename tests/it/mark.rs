@@ -1,0 +1,1 @@
+//! Tests: mark (filled in by its issue).

@@ -1,0 +1,1 @@
+//! Tests: reconcile (filled in by its issue).

@@ -1,0 +1,1 @@
+//! Tests: reliability (filled in by its issue).

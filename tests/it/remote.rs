@@ -1,0 +1,1 @@
+//! Tests: remote (filled in by its issue).

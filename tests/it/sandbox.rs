@@ -1,0 +1,1 @@
+//! Tests: sandbox (filled in by its issue).

@@ -1,0 +1,1 @@
+//! Tests: sweep (filled in by its issue).
