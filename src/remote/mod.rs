@@ -5,8 +5,13 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::config::{Config, Destination};
 use crate::context::Context;
 use crate::error::{Error, Result};
+
+pub mod devserver;
+pub mod http;
+pub mod verdict;
 
 /// What the destination answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -81,6 +86,10 @@ pub fn build_client() -> Result<reqwest::Client> {
 
 /// Look `external_ref` up at `destination` (which must be configured), and judge it against
 /// the job's payload hash and when it was sent.
+///
+/// Errors (never a verdict): the config cannot be read, the destination is not configured
+/// (exit 2), its token variable is missing (exit 2). Everything that goes wrong on the wire is
+/// a verdict of `unknown`, not an error.
 pub async fn lookup(
     ctx: &Context,
     destination: &str,
@@ -88,6 +97,89 @@ pub async fn lookup(
     payload_hash: Option<&str>,
     sent_at: Option<DateTime<Utc>>,
 ) -> Result<Lookup> {
-    let _ = (ctx, destination, external_ref, payload_hash, sent_at);
-    Err(Error::bug("remote lookup is not built yet"))
+    let config = ctx.config()?;
+    let dest = configured(config, destination)?;
+    let token = http::bearer(destination, dest)?;
+    Ok(lookup_at(
+        ctx.http()?,
+        destination,
+        dest,
+        token.as_ref(),
+        config.lookup.max_body_bytes,
+        external_ref,
+        payload_hash,
+        sent_at,
+    )
+    .await)
+}
+
+/// The destination's config, or a usage error (exit 2) saying how to configure it.
+pub fn configured<'c>(config: &'c Config, destination: &str) -> Result<&'c Destination> {
+    config.destination(destination).ok_or_else(|| {
+        let where_ = match &config.path {
+            Some(p) => format!("to {}", p.display()),
+            None => "to a config file (--config FILE or RECONCTL_CONFIG)".to_string(),
+        };
+        Error::config(format!("destination {destination} is not configured")).hinted(format!(
+            "add a [destinations.{destination}] section with its lookup_url {where_}"
+        ))
+    })
+}
+
+/// One lookup with everything resolved (what `reconcile` calls for each job).
+#[allow(clippy::too_many_arguments)]
+pub async fn lookup_at(
+    client: &reqwest::Client,
+    destination: &str,
+    dest: &Destination,
+    token: Option<&reqwest::header::HeaderValue>,
+    max_body_bytes: u64,
+    external_ref: &str,
+    payload_hash: Option<&str>,
+    sent_at: Option<DateTime<Utc>>,
+) -> Lookup {
+    let resp = http::fetch(client, dest, token, external_ref, max_body_bytes).await;
+    let j = verdict::judge(
+        &resp.answer,
+        payload_hash,
+        sent_at,
+        resp.started_at,
+        dest.settle_after,
+    );
+    let matches = match &resp.answer {
+        http::Answer::Matches(m) => m.clone(),
+        _ => Vec::new(),
+    };
+    let fault = match &resp.answer {
+        http::Answer::Fault(f) => Value::String(f.clone()),
+        _ => Value::Null,
+    };
+    let evidence = serde_json::json!({
+        "lookup": {
+            "destination": destination,
+            "url": resp.url,
+            "http_status": resp.status,
+            "at": resp.started_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            "elapsed_ms": u64::try_from(resp.elapsed.as_millis()).unwrap_or(u64::MAX),
+            "outcome": j.outcome,
+            "matches": matches,
+            "content_match": j.content_match,
+            "payload_hash": payload_hash,
+            "sent_at": sent_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)),
+            "settle_after_secs": dest.settle_after.as_secs(),
+            "verdict": j.verdict,
+            "reason": j.reason,
+            "fault": fault,
+        }
+    });
+    Lookup {
+        destination: destination.to_string(),
+        external_ref: external_ref.to_string(),
+        outcome: j.outcome,
+        matches,
+        content_match: j.content_match,
+        verdict: j.verdict,
+        reason: j.reason,
+        evidence,
+    }
 }
