@@ -36,7 +36,7 @@ const RESERVE_SQL: &str = "
 WITH ins AS (
     INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination, external_ref, payload_hash)
     VALUES ($1, $2, $3, $4, $5, $6)
-    ON CONFLICT (tenant_id, article_id, revision_id, destination) DO NOTHING
+    ON CONFLICT DO NOTHING
     RETURNING *
 ), ev AS (
     INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version, reason, evidence)
@@ -53,7 +53,8 @@ SELECT ins.id, ins.tenant_id, ins.article_id, ins.revision_id, ins.destination,
 FROM ins, ev";
 
 /// Reserve the one job of a publishing intent (SPEC §2). The unique business key decides
-/// races; the same key with another payload is a payload conflict (exit 3) and leaves the
+/// races (`ON CONFLICT DO NOTHING` without a target: external_ref is unique too, and a racing
+/// insert can trip either index first); the same key with another payload is a payload conflict (exit 3) and leaves the
 /// existing job untouched.
 pub async fn reserve<C: GenericClient>(
     client: &C,
