@@ -208,6 +208,12 @@ impl Ui {
         format!("\x1b[{code}m{text}\x1b[0m")
     }
 
+    /// What a person must see before answering a prompt (the job, the move, the evidence):
+    /// on stderr, even with `-q`, because consent to something unseen is no consent.
+    pub fn before_prompt(&self, text: &str) {
+        let _ = writeln!(io::stderr(), "{text}");
+    }
+
     /// Whether a person can answer a question: stdin and stderr are terminals.
     pub fn can_prompt(&self) -> bool {
         self.stdin_tty && self.stderr_tty

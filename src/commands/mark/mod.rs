@@ -3,11 +3,16 @@
 
 use clap::Subcommand;
 
+mod flow;
+pub mod plan;
+pub mod report;
+
 use super::Exit;
 use crate::cli::Confirmation;
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::jobs::JobRef;
+use plan::Mark;
 
 #[derive(Debug, Subcommand)]
 #[command(
@@ -32,7 +37,7 @@ pub struct MarkArgs {
     #[arg(long, value_name = "TEXT")]
     pub reason: String,
     /// The version the runbook saw; refuse (exit 3) if the job has moved since
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..))]
     pub expect_version: Option<i64>,
     /// Do not consult the destination first (the event records that the lookup was skipped)
     #[arg(long)]
@@ -50,6 +55,16 @@ pub struct AcceptedArgs {
     pub remote_id: Option<String>,
 }
 
-pub async fn run(_ctx: &Context, _cmd: &MarkCommand) -> Result<Exit> {
-    Err(Error::bug("mark is not built yet"))
+pub async fn run(ctx: &Context, cmd: &MarkCommand) -> Result<Exit> {
+    let (args, mark) = match cmd {
+        MarkCommand::Accepted(a) => (
+            &a.mark,
+            Mark::Accepted {
+                remote_id: a.remote_id.clone(),
+            },
+        ),
+        MarkCommand::SafeToRetry(a) => (a, Mark::SafeToRetry),
+        MarkCommand::Failed(a) => (a, Mark::Failed),
+    };
+    flow::mark(ctx, args, &mark).await
 }

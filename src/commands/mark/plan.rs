@@ -1,0 +1,472 @@
+//! The decisions of a mark, as pure functions of the job, the request and the lookup: is
+//! there anything to do, is the move allowed from here, does the evidence justify it.
+//!
+//! Kept apart from the I/O so that every refusal an operator can meet is written (and
+//! tested) in one place, and says what to do instead.
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use crate::duration::format_duration;
+use crate::error::{Error, Result};
+use crate::jobs::state::Role;
+use crate::jobs::{Action, Job, State};
+use crate::remote::{Lookup, Verdict};
+
+/// The mark an operator asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mark {
+    /// With the remote id the operator gave, if any.
+    Accepted {
+        remote_id: Option<String>,
+    },
+    SafeToRetry,
+    Failed,
+}
+
+impl Mark {
+    pub fn action(&self) -> Action {
+        match self {
+            Mark::Accepted { .. } => Action::MarkAccepted,
+            Mark::SafeToRetry => Action::MarkSafeToRetry,
+            Mark::Failed => Action::MarkFailed,
+        }
+    }
+
+    pub fn target(&self) -> State {
+        self.action().to()
+    }
+
+    /// The subcommand's name, as typed.
+    pub fn command(&self) -> &'static str {
+        command_of(self.action()).unwrap_or("?")
+    }
+
+    /// Whether this mark consults the destination first. Giving up (`failed`) cannot cause a
+    /// duplicate publication, so it needs no evidence.
+    pub fn needs_lookup(&self) -> bool {
+        !matches!(self, Mark::Failed)
+    }
+}
+
+/// The `reconctl mark …` subcommand that makes an operator action.
+fn command_of(action: Action) -> Option<&'static str> {
+    match action {
+        Action::MarkAccepted => Some("accepted"),
+        Action::MarkSafeToRetry => Some("safe-to-retry"),
+        Action::MarkFailed => Some("failed"),
+        _ => None,
+    }
+}
+
+/// The marks an operator can make from `state`, as typed (`mark accepted`, …).
+pub fn marks_from(state: State) -> Vec<&'static str> {
+    state
+        .moves()
+        .filter(|t| t.by == Role::Operator)
+        .filter_map(|t| command_of(t.action))
+        .collect()
+}
+
+/// Whether the job already is where the mark would put it: "no change" (exit 0, no event),
+/// so a runbook can run the same mark twice. An accepted job with another remote_id than the
+/// one asked for is not "no change" but a contradiction (exit 3).
+pub fn already_done(job: &Job, mark: &Mark) -> Result<bool> {
+    if job.state != mark.target() {
+        return Ok(false);
+    }
+    match mark {
+        Mark::Accepted {
+            remote_id: Some(wanted),
+        } if job.remote_id.as_deref() != Some(wanted.as_str()) => Err(Error::conflict(
+            "remote_id_mismatch",
+            format!(
+                "job {} is already accepted with remote_id {}, not {wanted}",
+                job.id,
+                job.remote_id.as_deref().unwrap_or("(none)")
+            ),
+        )
+        .hinted(
+            "nothing changed; accepted is final. If the destination holds it twice, clean up there",
+        )
+        .with_current(job.clone())),
+        _ => Ok(true),
+    }
+}
+
+/// Refuse (exit 3) a mark the transition table does not allow from the job's state, saying
+/// why and which marks are possible from here.
+pub fn check_allowed(job: &Job, mark: &Mark, now: DateTime<Utc>) -> Result<()> {
+    if mark.action().from().contains(&job.state) {
+        return Ok(());
+    }
+    let why = why_not(job, now);
+    let valid = marks_from(job.state);
+    let valid = if valid.is_empty() {
+        format!("no mark is possible from {}", job.state)
+    } else {
+        format!(
+            "from {} you can: {}",
+            job.state,
+            valid
+                .iter()
+                .map(|m| format!("`reconctl mark {m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    Err(Error::conflict(
+        "not_allowed",
+        format!(
+            "cannot mark job {} {}: it is {} at version {}: {why}",
+            job.id,
+            mark.target(),
+            job.state,
+            job.version
+        ),
+    )
+    .hinted(format!("nothing changed; {valid}"))
+    .with_current(job.clone()))
+}
+
+/// Why no operator move (or not this one) fits a job in its state.
+fn why_not(job: &Job, now: DateTime<Utc>) -> String {
+    match job.state {
+        State::InFlight => {
+            let owner = job.lease_owner.as_deref().unwrap_or("a worker");
+            match job.lease_expires_at {
+                Some(exp) if exp > now => format!(
+                    "a worker owns it: the lease held by {owner} expires in {}; wait for it or run `reconctl sweep leases` once it has expired",
+                    format_duration((exp - now).to_std().unwrap_or_default())
+                ),
+                Some(exp) => format!(
+                    "the lease held by {owner} expired {} ago; run `reconctl sweep leases` to settle it (sent → uncertain, never sent → pending), then mark it",
+                    format_duration((now - exp).to_std().unwrap_or_default())
+                ),
+                None => format!("{owner} holds it; run `reconctl sweep leases` once its lease has expired"),
+            }
+        }
+        State::Pending => {
+            "never sent; nothing to settle (a worker will claim it; give up on it with `mark failed`)".into()
+        }
+        State::SafeToRetry => {
+            "it was judged absent from the destination and waits for a worker to send it again; only giving up (`mark failed`) is possible".into()
+        }
+        State::Accepted => format!(
+            "accepted is final (remote_id {}); nothing can move it",
+            job.remote_id.as_deref().unwrap_or("(none)")
+        ),
+        State::Failed => "failed is final; nothing can move it (reserve a new revision to publish again)".into(),
+        State::Uncertain | State::Conflict => "the transition table does not allow this mark".into(),
+    }
+}
+
+/// Refuse (exit 3) when a runbook's `--expect-version` is not the job's version now.
+pub fn check_expected(job: &Job, expect_version: Option<i64>) -> Result<()> {
+    match expect_version {
+        Some(v) if v != job.version => Err(Error::conflict(
+            "version_conflict",
+            format!(
+                "job {} is now {} at version {} (you expected version {v})",
+                job.id, job.state, job.version
+            ),
+        )
+        .hinted("nothing changed; someone moved it since the runbook looked: look at it again with `reconctl jobs show`")
+        .with_current(job.clone())),
+        _ => Ok(()),
+    }
+}
+
+/// Whether the destination's answer justifies the mark. For `accepted`, the remote id to
+/// record (the operator's, confirmed by the single match, or the match's own).
+pub fn judge(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<String>> {
+    let refuse = |message: String, hint: &str| {
+        Error::conflict("refused_by_lookup", message)
+            .hinted(format!("nothing changed; {hint}"))
+            .with_current(job.clone())
+            .with_detail(json!({ "lookup": lookup_json(lookup) }))
+    };
+    let escape = "if you have checked the destination by other means, pass --no-lookup (the event records that the lookup was skipped)";
+    match mark {
+        Mark::Failed => Ok(None),
+        Mark::SafeToRetry => match lookup.verdict {
+            Verdict::SafeToRetry => Ok(None),
+            Verdict::Accept => Err(refuse(
+                format!(
+                    "refusing to mark job {} safe_to_retry: {}; sending it again would publish it twice",
+                    job.id, lookup.reason
+                ),
+                &format!(
+                    "mark it accepted instead: `reconctl mark accepted {} --reason …`",
+                    job.external_ref
+                ),
+            )),
+            Verdict::Conflict => Err(refuse(
+                format!(
+                    "refusing to mark job {} safe_to_retry: the destination has it: {}",
+                    job.id, lookup.reason
+                ),
+                "inspect it with `reconctl remote lookup`; settle it at the destination, then mark it accepted or failed",
+            )),
+            Verdict::Wait => Err(refuse(
+                format!(
+                    "refusing to mark job {} safe_to_retry: the lookup is not settled: {}",
+                    job.id, lookup.reason
+                ),
+                "run the same command again once the settle time has passed",
+            )),
+            Verdict::Unknown => Err(refuse(
+                format!(
+                    "refusing to mark job {} safe_to_retry: the destination gave no definite answer, so its absence is not proven: {}",
+                    job.id, lookup.reason
+                ),
+                &format!("try again when the destination is healthy (`reconctl doctor`); {escape}"),
+            )),
+        },
+        Mark::Accepted { remote_id: wanted } => {
+            let matched = match (lookup.verdict, lookup.matches.as_slice()) {
+                (Verdict::Accept, [m]) => m,
+                (Verdict::Conflict, [_]) => {
+                    return Err(refuse(
+                        format!(
+                            "refusing to mark job {} accepted: the content differs: {}",
+                            job.id, lookup.reason
+                        ),
+                        "compare the two payloads; if the destination's copy is right after all, pass --no-lookup with --remote-id",
+                    ))
+                }
+                (_, [_, _, ..]) | (Verdict::Conflict, _) => {
+                    return Err(refuse(
+                        format!(
+                            "refusing to mark job {} accepted: {}",
+                            job.id, lookup.reason
+                        ),
+                        "clean up the duplicates at the destination, then mark it accepted with --no-lookup and the --remote-id that remains",
+                    ))
+                }
+                (Verdict::Unknown, _) => {
+                    return Err(refuse(
+                        format!(
+                            "refusing to mark job {} accepted: the destination gave no definite answer: {}",
+                            job.id, lookup.reason
+                        ),
+                        &format!("try again when the destination is healthy (`reconctl doctor`); {escape}"),
+                    ))
+                }
+                _ => {
+                    return Err(refuse(
+                        format!(
+                            "refusing to mark job {} accepted: the destination has no publication with external_ref {}: {}",
+                            job.id, job.external_ref, lookup.reason
+                        ),
+                        &format!(
+                            "if it never arrived, `reconctl mark safe-to-retry {}` once the lookup is settled; {escape}",
+                            job.external_ref
+                        ),
+                    ))
+                }
+            };
+            let Some(found) = matched.remote_id.clone() else {
+                return Err(refuse(
+                    format!(
+                        "refusing to mark job {} accepted: the destination's match carries no remote id",
+                        job.id
+                    ),
+                    &format!("check the destination's `remote_id` pointer in the config; {escape}"),
+                ));
+            };
+            match wanted {
+                Some(w) if *w != found => Err(refuse(
+                    format!(
+                        "refusing to mark job {} accepted with remote_id {w}: the destination has it as {found}",
+                        job.id
+                    ),
+                    &format!("use --remote-id {found}, or leave --remote-id out to take the destination's"),
+                )),
+                _ => Ok(Some(found)),
+            }
+        }
+    }
+}
+
+/// A lookup as `-o json` and events show it: the destination's answer and its verdict,
+/// plus the request details the lookup recorded (status, URL without secrets, timing).
+pub fn lookup_json(lookup: &Lookup) -> Value {
+    let mut v = match lookup.evidence.get("lookup") {
+        Some(Value::Object(o)) => Value::Object(o.clone()),
+        _ => json!({}),
+    };
+    if let (Value::Object(obj), Ok(Value::Object(summary))) = (&mut v, serde_json::to_value(lookup))
+    {
+        for (k, val) in summary {
+            obj.entry(k).or_insert(val);
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::remote::{Match, Outcome};
+
+    fn job(state: State) -> Job {
+        let now = Utc::now();
+        Job {
+            id: uuid::Uuid::nil(),
+            tenant_id: "t".into(),
+            article_id: "a".into(),
+            revision_id: "1".into(),
+            destination: "cms".into(),
+            external_ref: crate::jobs::external_ref("t", "a", "1", "cms"),
+            payload_hash: "ab".into(),
+            state,
+            version: 7,
+            attempts: 1,
+            lease_owner: None,
+            lease_expires_at: None,
+            sent_at: Some(now),
+            remote_id: None,
+            last_error: None,
+            created_at: now,
+            updated_at: now,
+            state_changed_at: now,
+        }
+    }
+
+    fn lookup(verdict: Verdict, ids: &[&str]) -> Lookup {
+        Lookup {
+            destination: "cms".into(),
+            external_ref: "pub_x".into(),
+            outcome: match ids.len() {
+                0 => Outcome::NotFound,
+                1 => Outcome::Found,
+                _ => Outcome::Ambiguous,
+            },
+            matches: ids
+                .iter()
+                .map(|i| Match {
+                    remote_id: Some((*i).into()),
+                    content_hash: None,
+                })
+                .collect(),
+            content_match: None,
+            verdict,
+            reason: "because".into(),
+            evidence: json!({"lookup": {"http_status": 200}}),
+        }
+    }
+
+    #[test]
+    fn operator_marks_per_state_follow_the_table() {
+        assert_eq!(
+            marks_from(State::Uncertain),
+            vec!["accepted", "safe-to-retry", "failed"]
+        );
+        assert_eq!(marks_from(State::Pending), vec!["failed"]);
+        assert_eq!(marks_from(State::SafeToRetry), vec!["failed"]);
+        assert!(marks_from(State::InFlight).is_empty());
+        assert!(marks_from(State::Accepted).is_empty());
+    }
+
+    #[test]
+    fn in_flight_refusal_names_the_lease_holder_and_its_expiry() {
+        let now = Utc::now();
+        let mut j = job(State::InFlight);
+        j.lease_owner = Some("worker-7".into());
+        j.lease_expires_at = Some(now + chrono::Duration::seconds(40));
+        let e = check_allowed(&j, &Mark::SafeToRetry, now).unwrap_err();
+        assert_eq!(e.exit_code(), 3);
+        assert!(
+            e.message.contains("worker-7 expires in 40s"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("sweep leases"), "{}", e.message);
+        assert!(e.current.is_some());
+    }
+
+    #[test]
+    fn pending_can_only_be_given_up() {
+        let e = check_allowed(
+            &job(State::Pending),
+            &Mark::Accepted { remote_id: None },
+            Utc::now(),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("never sent"), "{}", e.message);
+        assert!(e.hint.unwrap().contains("`reconctl mark failed`"));
+        check_allowed(&job(State::Pending), &Mark::Failed, Utc::now()).unwrap();
+    }
+
+    #[test]
+    fn idempotency_depends_on_the_remote_id_for_accepted() {
+        let mut j = job(State::Accepted);
+        j.remote_id = Some("r1".into());
+        let same = Mark::Accepted {
+            remote_id: Some("r1".into()),
+        };
+        let other = Mark::Accepted {
+            remote_id: Some("r2".into()),
+        };
+        assert!(already_done(&j, &same).unwrap());
+        assert!(already_done(&j, &Mark::Accepted { remote_id: None }).unwrap());
+        assert_eq!(already_done(&j, &other).unwrap_err().exit_code(), 3);
+        assert!(!already_done(&j, &Mark::Failed).unwrap());
+        assert!(already_done(&job(State::Failed), &Mark::Failed).unwrap());
+    }
+
+    #[test]
+    fn stale_expected_version_is_a_conflict_saying_what_changed() {
+        let e = check_expected(&job(State::Uncertain), Some(5)).unwrap_err();
+        assert_eq!(e.exit_code(), 3);
+        assert!(e
+            .message
+            .ends_with("is now uncertain at version 7 (you expected version 5)"));
+        check_expected(&job(State::Uncertain), Some(7)).unwrap();
+        check_expected(&job(State::Uncertain), None).unwrap();
+    }
+
+    #[test]
+    fn safe_to_retry_needs_a_settled_absence() {
+        let j = job(State::Uncertain);
+        judge(&j, &Mark::SafeToRetry, &lookup(Verdict::SafeToRetry, &[])).unwrap();
+        for (v, ids) in [
+            (Verdict::Accept, &["r1"][..]),
+            (Verdict::Conflict, &["r1", "r2"][..]),
+            (Verdict::Wait, &[][..]),
+            (Verdict::Unknown, &[][..]),
+        ] {
+            let e = judge(&j, &Mark::SafeToRetry, &lookup(v, ids)).unwrap_err();
+            assert_eq!(e.exit_code(), 3, "{v:?}");
+            assert_eq!(e.code, "refused_by_lookup");
+            assert_eq!(e.detail.as_ref().unwrap()["lookup"]["http_status"], 200);
+        }
+    }
+
+    #[test]
+    fn accepted_takes_or_checks_the_single_match() {
+        let j = job(State::Uncertain);
+        let none = Mark::Accepted { remote_id: None };
+        let given = |r: &str| Mark::Accepted {
+            remote_id: Some(r.into()),
+        };
+        let one = lookup(Verdict::Accept, &["r1"]);
+        assert_eq!(judge(&j, &none, &one).unwrap().as_deref(), Some("r1"));
+        assert_eq!(
+            judge(&j, &given("r1"), &one).unwrap().as_deref(),
+            Some("r1")
+        );
+        let e = judge(&j, &given("r2"), &one).unwrap_err();
+        assert!(e.message.contains("has it as r1"), "{}", e.message);
+        for l in [
+            lookup(Verdict::SafeToRetry, &[]),
+            lookup(Verdict::Wait, &[]),
+            lookup(Verdict::Unknown, &[]),
+            lookup(Verdict::Conflict, &["r1", "r2"]),
+            lookup(Verdict::Conflict, &["r1"]),
+        ] {
+            assert_eq!(judge(&j, &none, &l).unwrap_err().exit_code(), 3);
+        }
+    }
+}

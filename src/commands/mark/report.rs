@@ -1,0 +1,147 @@
+//! What a mark shows: the summary a person confirms, and the result (SPEC §5:
+//! `{"job": {...}, "event": {...}}`, `"event": null` when nothing changed).
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::plan::Mark;
+use crate::duration::format_duration;
+use crate::jobs::{Event, Job};
+use crate::ui::{Render, Ui};
+
+#[derive(Debug, Serialize)]
+pub struct MarkReport {
+    pub job: Job,
+    pub event: Option<Event>,
+    /// Only present on a dry run: the job and event are what the move would produce; the
+    /// transaction that proved it was rolled back.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
+}
+
+impl Render for MarkReport {
+    fn table(&self, _ui: &Ui) -> String {
+        let job = &self.job;
+        let remote = |r: &Option<String>| {
+            r.as_deref()
+                .map(|r| format!(" (remote_id {r})"))
+                .unwrap_or_default()
+        };
+        let Some(ev) = &self.event else {
+            let prefix = if self.dry_run { "dry run: " } else { "" };
+            return format!(
+                "{prefix}no change: job {} is already {}{} at version {}",
+                job.id,
+                job.state,
+                remote(&job.remote_id),
+                job.version
+            );
+        };
+        let from = ev
+            .from_state
+            .map_or_else(|| "?".to_string(), |s| s.to_string());
+        let from_version = ev
+            .from_version
+            .map_or_else(|| "?".to_string(), |v| v.to_string());
+        let movement = format!(
+            "job {} {from} v{from_version} → {} v{}{}",
+            job.id,
+            ev.to_state,
+            ev.to_version,
+            remote(&job.remote_id)
+        );
+        let evidence = evidence_line(&ev.evidence);
+        if self.dry_run {
+            return format!(
+                "dry run: would move {movement}\n  proved against the database now (the move was rolled back); nothing changed\n  evidence: {evidence}"
+            );
+        }
+        format!(
+            "moved {movement}\n  event {} by {}: {}\n  evidence: {evidence}",
+            ev.id,
+            ev.actor,
+            ev.reason.as_deref().unwrap_or("")
+        )
+    }
+}
+
+/// One line for an event's evidence.
+pub fn evidence_line(evidence: &Value) -> String {
+    match evidence.get("lookup") {
+        Some(Value::String(s)) if s == "skipped" => {
+            "lookup skipped (--no-lookup): the destination was not consulted".into()
+        }
+        Some(Value::String(s)) if s == "not_needed" => {
+            "no lookup needed (giving up cannot publish twice)".into()
+        }
+        Some(Value::String(s)) => format!("lookup {s}"),
+        Some(Value::Object(l)) => {
+            let s = |k: &str| l.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+            format!(
+                "lookup at {}: {}, verdict {}: {}",
+                s("destination"),
+                s("outcome"),
+                s("verdict"),
+                s("reason")
+            )
+        }
+        _ => evidence.to_string(),
+    }
+}
+
+/// What a person sees before answering: the job, the move, and the evidence.
+pub fn consent_summary(
+    job: &Job,
+    mark: &Mark,
+    remote_id: Option<&str>,
+    reason: &str,
+    actor: &str,
+    evidence: &Value,
+    now: DateTime<Utc>,
+) -> String {
+    let ago = |t: DateTime<Utc>| format_duration((now - t).to_std().unwrap_or_default());
+    let mut lines = vec![
+        format!("Job        {} ({})", job.id, job.external_ref),
+        format!(
+            "Key        tenant {}, article {}, revision {}, destination {}",
+            job.tenant_id, job.article_id, job.revision_id, job.destination
+        ),
+        format!(
+            "State      {}, version {}, for {}",
+            job.state,
+            job.version,
+            ago(job.state_changed_at)
+        ),
+        format!("Attempts   {}", job.attempts),
+        format!(
+            "Sent at    {}",
+            job.sent_at.map_or_else(
+                || "never".to_string(),
+                |t| format!(
+                    "{} ({} ago)",
+                    t.to_rfc3339_opts(SecondsFormat::Secs, true),
+                    ago(t)
+                )
+            )
+        ),
+        format!(
+            "Remote id  {}",
+            job.remote_id.as_deref().unwrap_or("(none)")
+        ),
+        format!(
+            "Move       {} v{} → {} v{} ({}, as {actor})",
+            job.state,
+            job.version,
+            mark.target(),
+            job.version + 1,
+            mark.action()
+        ),
+    ];
+    if let Some(r) = remote_id {
+        lines.push(format!("Records    remote_id {r}"));
+    }
+    lines.push(format!("Reason     {reason}"));
+    lines.push(format!("Evidence   {}", evidence_line(evidence)));
+    lines.join("\n")
+}
