@@ -8,6 +8,13 @@ use reconctl::cli::Cli;
 use reconctl::context::Context;
 
 fn main() -> ExitCode {
+    // No panic reaches the user as a Rust backtrace: it is a bug in reconctl, said so, exit 1.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!(
+            "error: BUG: reconctl panicked: {info}\nhint: every change reconctl makes is one guarded statement, so a job is either moved with its event or untouched; check with `reconctl jobs show`, and please report this"
+        );
+        std::process::exit(1);
+    }));
     let cli = Cli::parse();
     let ctx = Context::new(cli.globals.clone());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
