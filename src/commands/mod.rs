@@ -24,6 +24,8 @@ pub enum Exit {
     Done,
     /// `check` found problems; `reconcile` left jobs in conflict or unknown: exit 5.
     Attention,
+    /// The answer was printed but settles nothing (`remote lookup`: verdict unknown): exit 1.
+    Inconclusive,
 }
 
 impl Exit {
@@ -31,6 +33,7 @@ impl Exit {
         match self {
             Exit::Done => 0,
             Exit::Attention => 5,
+            Exit::Inconclusive => 1,
         }
     }
 }

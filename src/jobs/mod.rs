@@ -3,6 +3,7 @@
 pub mod external_ref;
 pub mod model;
 pub mod query;
+pub mod reconcile;
 pub mod state;
 pub mod store;
 pub mod sweep;

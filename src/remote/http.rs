@@ -224,16 +224,11 @@ fn describe(e: &reqwest::Error) -> String {
     } else {
         "the exchange failed"
     };
+    // The innermost cause is the one a person recognises ("Connection refused").
     let mut detail = String::new();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
-        let text = s.to_string();
-        if !detail.contains(&text) {
-            if !detail.is_empty() {
-                detail.push_str(": ");
-            }
-            detail.push_str(&text);
-        }
+        detail = s.to_string();
         source = s.source();
     }
     if detail.is_empty() {
