@@ -1,0 +1,706 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'reconctl'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'reconctl' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Apply the embedded schema migrations, or list them')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the connection, migrations, indexes and destinations')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Count and oldest age per state and destination')
+            [CompletionResult]::new('jobs', 'jobs', [CompletionResultType]::ParameterValue, 'List, show, reserve jobs; find the uncertain and stuck ones')
+            [CompletionResult]::new('ref', 'ref', [CompletionResultType]::ParameterValue, 'Print the external_ref of a business key')
+            [CompletionResult]::new('remote', 'remote', [CompletionResultType]::ParameterValue, 'Ask a destination what it holds')
+            [CompletionResult]::new('mark', 'mark', [CompletionResultType]::ParameterValue, 'Settle a job by hand: accepted, safe-to-retry or failed')
+            [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Sweep expired leases (for cron)')
+            [CompletionResult]::new('reconcile', 'reconcile', [CompletionResultType]::ParameterValue, 'Look up every uncertain job and plan (or apply) the justified moves')
+            [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'Prometheus text exposition of counts and oldest ages')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'For cron and alerting: exit 5 when thresholds are exceeded')
+            [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'A throwaway PostgreSQL and destination with realistic jobs')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;migrate' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would be applied, apply nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List every migration: applied, pending, divergent or missing')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;migrate;status' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;migrate;help' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List every migration: applied, pending, divergent or missing')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;migrate;help;status' {
+            break
+        }
+        'reconctl;migrate;help;help' {
+            break
+        }
+        'reconctl;doctor' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;status' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;jobs' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List jobs, filtered, in keyset pages')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One job (by id or external_ref) with its event history')
+            [CompletionResult]::new('uncertain', 'uncertain', [CompletionResultType]::ParameterValue, 'Uncertain jobs, oldest first')
+            [CompletionResult]::new('stuck', 'stuck', [CompletionResultType]::ParameterValue, 'Jobs waiting too long, and in-flight jobs whose lease expired')
+            [CompletionResult]::new('reserve', 'reserve', [CompletionResultType]::ParameterValue, 'Reserve the one job of a publishing intent (the worker''s first step)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;jobs;list' {
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Only jobs in this state (repeatable)')
+            [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'Only jobs for this destination')
+            [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only jobs of this tenant')
+            [CompletionResult]::new('--article', '--article', [CompletionResultType]::ParameterName, 'Only jobs of this article')
+            [CompletionResult]::new('--external-ref', '--external-ref', [CompletionResultType]::ParameterName, 'Only the job with this external_ref')
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only jobs that have been in their current state longer than this')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many jobs (1 to 10000)')
+            [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'Continue after the last job of a previous page (its `next_cursor`)')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;jobs;show' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;jobs;uncertain' {
+            [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'Only jobs for this destination')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many jobs (1 to 10000)')
+            [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'Continue after the last job of a previous page (its `next_cursor`)')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;jobs;stuck' {
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'pending or safe_to_retry jobs waiting longer than this (in_flight jobs count once their lease expired)')
+            [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'Only jobs for this destination')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many jobs (1 to 10000)')
+            [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'Continue after the last job of a previous page (its `next_cursor`)')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;jobs;reserve' {
+            [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'tenant')
+            [CompletionResult]::new('--article', '--article', [CompletionResultType]::ParameterName, 'article')
+            [CompletionResult]::new('--revision', '--revision', [CompletionResultType]::ParameterName, 'revision')
+            [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'destination')
+            [CompletionResult]::new('--payload-file', '--payload-file', [CompletionResultType]::ParameterName, 'The rendered payload; its SHA-256 is recorded')
+            [CompletionResult]::new('--payload-hash', '--payload-hash', [CompletionResultType]::ParameterName, 'The payload''s lowercase hex SHA-256')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;jobs;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List jobs, filtered, in keyset pages')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One job (by id or external_ref) with its event history')
+            [CompletionResult]::new('uncertain', 'uncertain', [CompletionResultType]::ParameterValue, 'Uncertain jobs, oldest first')
+            [CompletionResult]::new('stuck', 'stuck', [CompletionResultType]::ParameterValue, 'Jobs waiting too long, and in-flight jobs whose lease expired')
+            [CompletionResult]::new('reserve', 'reserve', [CompletionResultType]::ParameterValue, 'Reserve the one job of a publishing intent (the worker''s first step)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;jobs;help;list' {
+            break
+        }
+        'reconctl;jobs;help;show' {
+            break
+        }
+        'reconctl;jobs;help;uncertain' {
+            break
+        }
+        'reconctl;jobs;help;stuck' {
+            break
+        }
+        'reconctl;jobs;help;reserve' {
+            break
+        }
+        'reconctl;jobs;help;help' {
+            break
+        }
+        'reconctl;ref' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;remote' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('lookup', 'lookup', [CompletionResultType]::ParameterValue, 'Ask the destination whether it has the job; print outcome, matches and verdict')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;remote;lookup' {
+            [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'The destination to ask (with --ref, without a job)')
+            [CompletionResult]::new('--ref', '--ref', [CompletionResultType]::ParameterName, 'The external_ref to ask for (with --destination)')
+            [CompletionResult]::new('--payload-hash', '--payload-hash', [CompletionResultType]::ParameterName, 'Compare the matches'' content hash with this payload hash')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;remote;help' {
+            [CompletionResult]::new('lookup', 'lookup', [CompletionResultType]::ParameterValue, 'Ask the destination whether it has the job; print outcome, matches and verdict')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;remote;help;lookup' {
+            break
+        }
+        'reconctl;remote;help;help' {
+            break
+        }
+        'reconctl;mark' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it')
+            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;mark;accepted' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (recorded in the event)')
+            [CompletionResult]::new('--expect-version', '--expect-version', [CompletionResultType]::ParameterName, 'The version the runbook saw; refuse (exit 3) if the job has moved since')
+            [CompletionResult]::new('--remote-id', '--remote-id', [CompletionResultType]::ParameterName, 'The destination''s id for the publication (else taken from the lookup''s single match)')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--no-lookup', '--no-lookup', [CompletionResultType]::ParameterName, 'Do not consult the destination first (the event records that the lookup was skipped)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask; needed to change anything without a terminal')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask; needed to change anything without a terminal')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen, change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;mark;safe-to-retry' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (recorded in the event)')
+            [CompletionResult]::new('--expect-version', '--expect-version', [CompletionResultType]::ParameterName, 'The version the runbook saw; refuse (exit 3) if the job has moved since')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--no-lookup', '--no-lookup', [CompletionResultType]::ParameterName, 'Do not consult the destination first (the event records that the lookup was skipped)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask; needed to change anything without a terminal')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask; needed to change anything without a terminal')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen, change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;mark;failed' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (recorded in the event)')
+            [CompletionResult]::new('--expect-version', '--expect-version', [CompletionResultType]::ParameterName, 'The version the runbook saw; refuse (exit 3) if the job has moved since')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--no-lookup', '--no-lookup', [CompletionResultType]::ParameterName, 'Do not consult the destination first (the event records that the lookup was skipped)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask; needed to change anything without a terminal')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask; needed to change anything without a terminal')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen, change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;mark;help' {
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it')
+            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;mark;help;accepted' {
+            break
+        }
+        'reconctl;mark;help;safe-to-retry' {
+            break
+        }
+        'reconctl;mark;help;failed' {
+            break
+        }
+        'reconctl;mark;help;help' {
+            break
+        }
+        'reconctl;sweep' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('leases', 'leases', [CompletionResultType]::ParameterValue, 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;sweep;leases' {
+            [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'Only leases that expired more than this long ago')
+            [CompletionResult]::new('--batch', '--batch', [CompletionResultType]::ParameterName, 'Jobs per transaction')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Move at most this many jobs in this run')
+            [CompletionResult]::new('--max-runtime', '--max-runtime', [CompletionResultType]::ParameterName, 'Stop starting new batches after this long')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Count what would move, move nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;sweep;help' {
+            [CompletionResult]::new('leases', 'leases', [CompletionResultType]::ParameterValue, 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;sweep;help;leases' {
+            break
+        }
+        'reconctl;sweep;help;help' {
+            break
+        }
+        'reconctl;reconcile' {
+            [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'Only jobs for this destination')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Examine at most this many uncertain jobs')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Lookups in flight at once')
+            [CompletionResult]::new('--rps', '--rps', [CompletionResultType]::ParameterName, 'At most this many lookups a second (protect the CMS during its own incident)')
+            [CompletionResult]::new('--max', '--max', [CompletionResultType]::ParameterName, 'Refuse to move more than this many jobs')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--apply', '--apply', [CompletionResultType]::ParameterName, 'Perform the justified moves (else only print the plan)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask before applying; needed without a terminal')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask before applying; needed without a terminal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;metrics' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;check' {
+            [CompletionResult]::new('--max-uncertain', '--max-uncertain', [CompletionResultType]::ParameterName, 'Most uncertain jobs tolerated')
+            [CompletionResult]::new('--max-conflict', '--max-conflict', [CompletionResultType]::ParameterName, 'Most conflict jobs tolerated')
+            [CompletionResult]::new('--stuck-after', '--stuck-after', [CompletionResultType]::ParameterName, 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck')
+            [CompletionResult]::new('--uncertain-after', '--uncertain-after', [CompletionResultType]::ParameterName, 'An uncertain job older than this is a violation even within --max-uncertain')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;sandbox' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--drill', '--drill', [CompletionResultType]::ParameterName, 'Run the incident walk-through non-interactively, then clean up')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;help' {
+            [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Apply the embedded schema migrations, or list them')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the connection, migrations, indexes and destinations')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Count and oldest age per state and destination')
+            [CompletionResult]::new('jobs', 'jobs', [CompletionResultType]::ParameterValue, 'List, show, reserve jobs; find the uncertain and stuck ones')
+            [CompletionResult]::new('ref', 'ref', [CompletionResultType]::ParameterValue, 'Print the external_ref of a business key')
+            [CompletionResult]::new('remote', 'remote', [CompletionResultType]::ParameterValue, 'Ask a destination what it holds')
+            [CompletionResult]::new('mark', 'mark', [CompletionResultType]::ParameterValue, 'Settle a job by hand: accepted, safe-to-retry or failed')
+            [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Sweep expired leases (for cron)')
+            [CompletionResult]::new('reconcile', 'reconcile', [CompletionResultType]::ParameterValue, 'Look up every uncertain job and plan (or apply) the justified moves')
+            [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'Prometheus text exposition of counts and oldest ages')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'For cron and alerting: exit 5 when thresholds are exceeded')
+            [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'A throwaway PostgreSQL and destination with realistic jobs')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;help;migrate' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List every migration: applied, pending, divergent or missing')
+            break
+        }
+        'reconctl;help;migrate;status' {
+            break
+        }
+        'reconctl;help;doctor' {
+            break
+        }
+        'reconctl;help;status' {
+            break
+        }
+        'reconctl;help;jobs' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List jobs, filtered, in keyset pages')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One job (by id or external_ref) with its event history')
+            [CompletionResult]::new('uncertain', 'uncertain', [CompletionResultType]::ParameterValue, 'Uncertain jobs, oldest first')
+            [CompletionResult]::new('stuck', 'stuck', [CompletionResultType]::ParameterValue, 'Jobs waiting too long, and in-flight jobs whose lease expired')
+            [CompletionResult]::new('reserve', 'reserve', [CompletionResultType]::ParameterValue, 'Reserve the one job of a publishing intent (the worker''s first step)')
+            break
+        }
+        'reconctl;help;jobs;list' {
+            break
+        }
+        'reconctl;help;jobs;show' {
+            break
+        }
+        'reconctl;help;jobs;uncertain' {
+            break
+        }
+        'reconctl;help;jobs;stuck' {
+            break
+        }
+        'reconctl;help;jobs;reserve' {
+            break
+        }
+        'reconctl;help;ref' {
+            break
+        }
+        'reconctl;help;remote' {
+            [CompletionResult]::new('lookup', 'lookup', [CompletionResultType]::ParameterValue, 'Ask the destination whether it has the job; print outcome, matches and verdict')
+            break
+        }
+        'reconctl;help;remote;lookup' {
+            break
+        }
+        'reconctl;help;mark' {
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it')
+            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason')
+            break
+        }
+        'reconctl;help;mark;accepted' {
+            break
+        }
+        'reconctl;help;mark;safe-to-retry' {
+            break
+        }
+        'reconctl;help;mark;failed' {
+            break
+        }
+        'reconctl;help;sweep' {
+            [CompletionResult]::new('leases', 'leases', [CompletionResultType]::ParameterValue, 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED')
+            break
+        }
+        'reconctl;help;sweep;leases' {
+            break
+        }
+        'reconctl;help;reconcile' {
+            break
+        }
+        'reconctl;help;metrics' {
+            break
+        }
+        'reconctl;help;check' {
+            break
+        }
+        'reconctl;help;sandbox' {
+            break
+        }
+        'reconctl;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,631 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[reconctl] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'reconctl'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'reconctl'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand migrate 'Apply the embedded schema migrations, or list them'
+            cand doctor 'Check the connection, migrations, indexes and destinations'
+            cand status 'Count and oldest age per state and destination'
+            cand jobs 'List, show, reserve jobs; find the uncertain and stuck ones'
+            cand ref 'Print the external_ref of a business key'
+            cand remote 'Ask a destination what it holds'
+            cand mark 'Settle a job by hand: accepted, safe-to-retry or failed'
+            cand sweep 'Sweep expired leases (for cron)'
+            cand reconcile 'Look up every uncertain job and plan (or apply) the justified moves'
+            cand metrics 'Prometheus text exposition of counts and oldest ages'
+            cand check 'For cron and alerting: exit 5 when thresholds are exceeded'
+            cand sandbox 'A throwaway PostgreSQL and destination with realistic jobs'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;migrate'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --dry-run 'List what would be applied, apply nothing'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand status 'List every migration: applied, pending, divergent or missing'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;migrate;status'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;migrate;help'= {
+            cand status 'List every migration: applied, pending, divergent or missing'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;migrate;help;status'= {
+        }
+        &'reconctl;migrate;help;help'= {
+        }
+        &'reconctl;doctor'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;status'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;jobs'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand list 'List jobs, filtered, in keyset pages'
+            cand show 'One job (by id or external_ref) with its event history'
+            cand uncertain 'Uncertain jobs, oldest first'
+            cand stuck 'Jobs waiting too long, and in-flight jobs whose lease expired'
+            cand reserve 'Reserve the one job of a publishing intent (the worker''s first step)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;jobs;list'= {
+            cand --state 'Only jobs in this state (repeatable)'
+            cand --destination 'Only jobs for this destination'
+            cand --tenant 'Only jobs of this tenant'
+            cand --article 'Only jobs of this article'
+            cand --external-ref 'Only the job with this external_ref'
+            cand --older-than 'Only jobs that have been in their current state longer than this'
+            cand --limit 'At most this many jobs (1 to 10000)'
+            cand --cursor 'Continue after the last job of a previous page (its `next_cursor`)'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;jobs;show'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;jobs;uncertain'= {
+            cand --destination 'Only jobs for this destination'
+            cand --limit 'At most this many jobs (1 to 10000)'
+            cand --cursor 'Continue after the last job of a previous page (its `next_cursor`)'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;jobs;stuck'= {
+            cand --older-than 'pending or safe_to_retry jobs waiting longer than this (in_flight jobs count once their lease expired)'
+            cand --destination 'Only jobs for this destination'
+            cand --limit 'At most this many jobs (1 to 10000)'
+            cand --cursor 'Continue after the last job of a previous page (its `next_cursor`)'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;jobs;reserve'= {
+            cand --tenant 'tenant'
+            cand --article 'article'
+            cand --revision 'revision'
+            cand --destination 'destination'
+            cand --payload-file 'The rendered payload; its SHA-256 is recorded'
+            cand --payload-hash 'The payload''s lowercase hex SHA-256'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;jobs;help'= {
+            cand list 'List jobs, filtered, in keyset pages'
+            cand show 'One job (by id or external_ref) with its event history'
+            cand uncertain 'Uncertain jobs, oldest first'
+            cand stuck 'Jobs waiting too long, and in-flight jobs whose lease expired'
+            cand reserve 'Reserve the one job of a publishing intent (the worker''s first step)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;jobs;help;list'= {
+        }
+        &'reconctl;jobs;help;show'= {
+        }
+        &'reconctl;jobs;help;uncertain'= {
+        }
+        &'reconctl;jobs;help;stuck'= {
+        }
+        &'reconctl;jobs;help;reserve'= {
+        }
+        &'reconctl;jobs;help;help'= {
+        }
+        &'reconctl;ref'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;remote'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand lookup 'Ask the destination whether it has the job; print outcome, matches and verdict'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;remote;lookup'= {
+            cand --destination 'The destination to ask (with --ref, without a job)'
+            cand --ref 'The external_ref to ask for (with --destination)'
+            cand --payload-hash 'Compare the matches'' content hash with this payload hash'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;remote;help'= {
+            cand lookup 'Ask the destination whether it has the job; print outcome, matches and verdict'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;remote;help;lookup'= {
+        }
+        &'reconctl;remote;help;help'= {
+        }
+        &'reconctl;mark'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand accepted 'uncertain/conflict → accepted: the destination has it'
+            cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it'
+            cand failed 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;mark;accepted'= {
+            cand --reason 'Why (recorded in the event)'
+            cand --expect-version 'The version the runbook saw; refuse (exit 3) if the job has moved since'
+            cand --remote-id 'The destination''s id for the publication (else taken from the lookup''s single match)'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --no-lookup 'Do not consult the destination first (the event records that the lookup was skipped)'
+            cand -y 'Do not ask; needed to change anything without a terminal'
+            cand --yes 'Do not ask; needed to change anything without a terminal'
+            cand --dry-run 'Show what would happen, change nothing'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;mark;safe-to-retry'= {
+            cand --reason 'Why (recorded in the event)'
+            cand --expect-version 'The version the runbook saw; refuse (exit 3) if the job has moved since'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --no-lookup 'Do not consult the destination first (the event records that the lookup was skipped)'
+            cand -y 'Do not ask; needed to change anything without a terminal'
+            cand --yes 'Do not ask; needed to change anything without a terminal'
+            cand --dry-run 'Show what would happen, change nothing'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;mark;failed'= {
+            cand --reason 'Why (recorded in the event)'
+            cand --expect-version 'The version the runbook saw; refuse (exit 3) if the job has moved since'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --no-lookup 'Do not consult the destination first (the event records that the lookup was skipped)'
+            cand -y 'Do not ask; needed to change anything without a terminal'
+            cand --yes 'Do not ask; needed to change anything without a terminal'
+            cand --dry-run 'Show what would happen, change nothing'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;mark;help'= {
+            cand accepted 'uncertain/conflict → accepted: the destination has it'
+            cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it'
+            cand failed 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;mark;help;accepted'= {
+        }
+        &'reconctl;mark;help;safe-to-retry'= {
+        }
+        &'reconctl;mark;help;failed'= {
+        }
+        &'reconctl;mark;help;help'= {
+        }
+        &'reconctl;sweep'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand leases 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;sweep;leases'= {
+            cand --grace 'Only leases that expired more than this long ago'
+            cand --batch 'Jobs per transaction'
+            cand --limit 'Move at most this many jobs in this run'
+            cand --max-runtime 'Stop starting new batches after this long'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --dry-run 'Count what would move, move nothing'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;sweep;help'= {
+            cand leases 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;sweep;help;leases'= {
+        }
+        &'reconctl;sweep;help;help'= {
+        }
+        &'reconctl;reconcile'= {
+            cand --destination 'Only jobs for this destination'
+            cand --limit 'Examine at most this many uncertain jobs'
+            cand --concurrency 'Lookups in flight at once'
+            cand --rps 'At most this many lookups a second (protect the CMS during its own incident)'
+            cand --max 'Refuse to move more than this many jobs'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --apply 'Perform the justified moves (else only print the plan)'
+            cand -y 'Do not ask before applying; needed without a terminal'
+            cand --yes 'Do not ask before applying; needed without a terminal'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;metrics'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;check'= {
+            cand --max-uncertain 'Most uncertain jobs tolerated'
+            cand --max-conflict 'Most conflict jobs tolerated'
+            cand --stuck-after 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck'
+            cand --uncertain-after 'An uncertain job older than this is a violation even within --max-uncertain'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;sandbox'= {
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --drill 'Run the incident walk-through non-interactively, then clean up'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;help'= {
+            cand migrate 'Apply the embedded schema migrations, or list them'
+            cand doctor 'Check the connection, migrations, indexes and destinations'
+            cand status 'Count and oldest age per state and destination'
+            cand jobs 'List, show, reserve jobs; find the uncertain and stuck ones'
+            cand ref 'Print the external_ref of a business key'
+            cand remote 'Ask a destination what it holds'
+            cand mark 'Settle a job by hand: accepted, safe-to-retry or failed'
+            cand sweep 'Sweep expired leases (for cron)'
+            cand reconcile 'Look up every uncertain job and plan (or apply) the justified moves'
+            cand metrics 'Prometheus text exposition of counts and oldest ages'
+            cand check 'For cron and alerting: exit 5 when thresholds are exceeded'
+            cand sandbox 'A throwaway PostgreSQL and destination with realistic jobs'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;help;migrate'= {
+            cand status 'List every migration: applied, pending, divergent or missing'
+        }
+        &'reconctl;help;migrate;status'= {
+        }
+        &'reconctl;help;doctor'= {
+        }
+        &'reconctl;help;status'= {
+        }
+        &'reconctl;help;jobs'= {
+            cand list 'List jobs, filtered, in keyset pages'
+            cand show 'One job (by id or external_ref) with its event history'
+            cand uncertain 'Uncertain jobs, oldest first'
+            cand stuck 'Jobs waiting too long, and in-flight jobs whose lease expired'
+            cand reserve 'Reserve the one job of a publishing intent (the worker''s first step)'
+        }
+        &'reconctl;help;jobs;list'= {
+        }
+        &'reconctl;help;jobs;show'= {
+        }
+        &'reconctl;help;jobs;uncertain'= {
+        }
+        &'reconctl;help;jobs;stuck'= {
+        }
+        &'reconctl;help;jobs;reserve'= {
+        }
+        &'reconctl;help;ref'= {
+        }
+        &'reconctl;help;remote'= {
+            cand lookup 'Ask the destination whether it has the job; print outcome, matches and verdict'
+        }
+        &'reconctl;help;remote;lookup'= {
+        }
+        &'reconctl;help;mark'= {
+            cand accepted 'uncertain/conflict → accepted: the destination has it'
+            cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it'
+            cand failed 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason'
+        }
+        &'reconctl;help;mark;accepted'= {
+        }
+        &'reconctl;help;mark;safe-to-retry'= {
+        }
+        &'reconctl;help;mark;failed'= {
+        }
+        &'reconctl;help;sweep'= {
+            cand leases 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
+        }
+        &'reconctl;help;sweep;leases'= {
+        }
+        &'reconctl;help;reconcile'= {
+        }
+        &'reconctl;help;metrics'= {
+        }
+        &'reconctl;help;check'= {
+        }
+        &'reconctl;help;sandbox'= {
+        }
+        &'reconctl;help;help'= {
+        }
+    ]
+    $completions[$command]
+}
