@@ -110,7 +110,8 @@ fn visible_only(cmd: &clap::Command) -> clap::Command {
         .collect();
     if keep.len() == cmd.get_subcommands().count() {
         return keep.into_iter().fold(cmd.clone(), |c, sub| {
-            c.mut_subcommand(sub.get_name().to_string(), |_| sub)
+            let name = sub.get_name().to_owned();
+            c.mut_subcommand(&name, |_| sub)
         });
     }
     // clap's builder only takes `'static` names (without its `string` feature); this runs
