@@ -3,9 +3,12 @@
 use clap::Subcommand;
 
 use super::Exit;
-use crate::context::Context;
-use crate::duration::HumanDuration;
-use crate::error::{Error, Result};
+use crate::context::{hostname, Context};
+use crate::duration::{format_duration, HumanDuration};
+use crate::error::Result;
+use crate::jobs::sweep::{sweep_with_progress, StoppedBy, SweepOptions, SweepReport};
+use crate::jobs::Action;
+use crate::ui::{Render, Ui};
 
 #[derive(Debug, Subcommand)]
 pub enum SweepCommand {
@@ -41,6 +44,98 @@ pub async fn run(ctx: &Context, cmd: &SweepCommand) -> Result<Exit> {
     }
 }
 
-async fn leases(_ctx: &Context, _args: &LeasesArgs) -> Result<Exit> {
-    Err(Error::bug("sweep leases is not built yet"))
+/// The actor the sweep's events record: `--actor`/`RECONCTL_ACTOR` when given, else
+/// `sweep@host` (a cron job's `$USER` says little about what moved the job).
+fn sweep_actor(ctx: &Context) -> String {
+    match ctx.globals.actor.as_deref().map(str::trim) {
+        Some(a) if !a.is_empty() => a.to_string(),
+        _ => format!("sweep@{}", hostname()),
+    }
+}
+
+async fn leases(ctx: &Context, args: &LeasesArgs) -> Result<Exit> {
+    let opts = SweepOptions {
+        grace: args.grace.0,
+        batch: args.batch,
+        limit: args.limit,
+        max_runtime: args.max_runtime.map(|d| d.0),
+        dry_run: args.dry_run,
+        actor: sweep_actor(ctx),
+    };
+    let db = ctx.db().await?;
+    let pb = ctx.ui.progress(None);
+    let report = sweep_with_progress(&**db, &opts, |r| {
+        pb.set_message(format!(
+            "{} {} → {}, {} → {}, {} skipped",
+            if r.dry_run { "would move" } else { "moved" },
+            r.to_pending,
+            Action::SweepUnsent.to(),
+            r.to_uncertain,
+            Action::SweepSent.to(),
+            r.skipped
+        ));
+        pb.tick();
+    })
+    .await;
+    pb.finish_and_clear();
+    ctx.ui.emit(&report?)?;
+    Ok(Exit::Done)
+}
+
+impl Render for SweepReport {
+    fn table(&self, _ui: &Ui) -> String {
+        let batches = if self.batches == 1 {
+            "batch"
+        } else {
+            "batches"
+        };
+        let elapsed = format_duration(std::time::Duration::from_millis(self.elapsed_ms));
+        if self.examined == 0 {
+            return format!("no expired leases to sweep ({elapsed})");
+        }
+        let mut out = if self.dry_run {
+            format!(
+                "dry run: would move {} expired leases ({} {batches}, {elapsed}); nothing changed",
+                self.moved(),
+                self.batches
+            )
+        } else {
+            format!(
+                "moved {} expired leases ({} {batches}, {elapsed})",
+                self.moved(),
+                self.batches
+            )
+        };
+        let to_pending = format!("→ {}", Action::SweepUnsent.to());
+        let to_uncertain = format!("→ {}", Action::SweepSent.to());
+        let rows = [
+            ("examined", self.examined, "expired in_flight jobs reached"),
+            (
+                to_pending.as_str(),
+                self.to_pending,
+                "never sent: workers will claim them again",
+            ),
+            (
+                to_uncertain.as_str(),
+                self.to_uncertain,
+                "sent: `reconctl reconcile` asks the destinations",
+            ),
+            (
+                "skipped as locked",
+                self.skipped,
+                "held or changed by a worker or another sweeper",
+            ),
+        ];
+        for (label, n, why) in rows {
+            out.push_str(&format!("\n  {label:<18}{n:>8}  {why}"));
+        }
+        match self.stopped_by {
+            StoppedBy::Done => {}
+            StoppedBy::Limit => out.push_str("\nstopped at --limit; expired leases may remain"),
+            StoppedBy::MaxRuntime => {
+                out.push_str("\nstopped at --max-runtime; expired leases may remain")
+            }
+        }
+        out
+    }
 }
