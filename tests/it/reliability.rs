@@ -1,1 +1,0 @@
-//! Tests: reliability (filled in by its issue).

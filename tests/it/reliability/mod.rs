@@ -1,0 +1,5 @@
+//! Reliability and security: the tool holds under the conditions it is used in, an incident.
+//! Random interleavings against a model, crashes, database faults, busy rows, bad input,
+//! secrets, TLS, least-privilege roles and a hot standby.
+
+mod model;
