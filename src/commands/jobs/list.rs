@@ -1,15 +1,26 @@
 //! `reconctl jobs list`: filtered keyset pages.
+//!
+//! Also the page renderer `jobs uncertain` and `jobs stuck` share: the same JSON (SPEC §5:
+//! `{"jobs": [...], "next_cursor": ...}`, one job a line with `-o jsonl`), and a table whose
+//! columns suit each list.
+
+use chrono::{DateTime, Utc};
+use comfy_table::{Cell, TableComponent};
+use serde::Serialize;
 
 use crate::cli::Page;
 use crate::commands::Exit;
 use crate::context::Context;
-use crate::duration::HumanDuration;
+use crate::duration::{format_duration, HumanDuration};
 use crate::error::{Error, Result};
-use crate::jobs::State;
+use crate::jobs::external_ref::is_external_ref;
+use crate::jobs::query::{self, JobPage, ListFilter, Listing};
+use crate::jobs::{Job, State};
+use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl jobs list --state uncertain --destination cms-a\n  reconctl jobs list --state pending --older-than 15m -o json\n  reconctl jobs list --cursor \"$(reconctl jobs list -o json | jq -r .next_cursor)\""
+    after_help = "Examples:\n  reconctl jobs list --state uncertain --destination cms-a\n  reconctl jobs list --state pending --older-than 15m -o json\n  reconctl jobs list --cursor \"$(reconctl jobs list -o json | jq -r .next_cursor)\"\n\nJobs come oldest first (by created_at, then id). A page ends with the cursor of the next one."
 )]
 pub struct Args {
     /// Only jobs in this state (repeatable)
@@ -34,6 +45,171 @@ pub struct Args {
     pub page: Page,
 }
 
-pub async fn run(_ctx: &Context, _args: &Args) -> Result<Exit> {
-    Err(Error::bug("jobs list is not built yet"))
+pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
+    if let Some(r) = &args.external_ref {
+        if !is_external_ref(r.trim()) {
+            return Err(Error::usage(format!(
+                "--external-ref `{}` is not an external_ref (pub_ + 64 lowercase hex digits)",
+                r.chars().take(100).collect::<String>()
+            ))
+            .hinted("print one with `reconctl ref TENANT ARTICLE REVISION DESTINATION`"));
+        }
+    }
+    let listing = Listing::Jobs(ListFilter {
+        states: args.state.clone(),
+        destination: args.destination.clone(),
+        tenant: args.tenant.clone(),
+        article: args.article.clone(),
+        external_ref: args.external_ref.as_ref().map(|r| r.trim().to_string()),
+        older_than: args.older_than.map(|d| d.0),
+    });
+    show_page(ctx, &listing, &args.page, View::Jobs).await
+}
+
+/// Read one page of `listing` and print it.
+pub(crate) async fn show_page(
+    ctx: &Context,
+    listing: &Listing,
+    page: &Page,
+    view: View,
+) -> Result<Exit> {
+    let db = ctx.db().await?;
+    let page = query::page(&**db, listing, page.limit, page.cursor.as_deref()).await?;
+    drop(db);
+    ctx.ui.emit(&JobList::new(page, view))?;
+    Ok(Exit::Done)
+}
+
+/// Which columns a page's table shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum View {
+    Jobs,
+    Uncertain,
+    Stuck,
+}
+
+/// A page of jobs, as SPEC §5 shows lists.
+#[derive(Debug, Serialize)]
+pub(crate) struct JobList {
+    jobs: Vec<Job>,
+    next_cursor: Option<String>,
+    #[serde(skip)]
+    now: DateTime<Utc>,
+    #[serde(skip)]
+    view: View,
+}
+
+impl JobList {
+    pub(crate) fn new(page: JobPage, view: View) -> JobList {
+        JobList {
+            jobs: page.jobs,
+            next_cursor: page.next_cursor,
+            now: page.now,
+            view,
+        }
+    }
+
+    fn since(&self, t: DateTime<Utc>) -> String {
+        format_duration((self.now - t).to_std().unwrap_or_default())
+    }
+}
+
+impl Render for JobList {
+    fn table(&self, ui: &Ui) -> String {
+        if self.jobs.is_empty() {
+            return match self.view {
+                View::Jobs => "no jobs match".into(),
+                View::Uncertain => "no uncertain jobs".into(),
+                View::Stuck => "no stuck jobs".into(),
+            };
+        }
+        let mut t = ui.table();
+        // One line a job: no rule between rows.
+        t.remove_style(TableComponent::HorizontalLines);
+        t.remove_style(TableComponent::MiddleIntersections);
+        t.remove_style(TableComponent::LeftBorderIntersections);
+        t.remove_style(TableComponent::RightBorderIntersections);
+        let header: &[&str] = match self.view {
+            View::Jobs => &[
+                "ID",
+                "STATE",
+                "DESTINATION",
+                "TENANT",
+                "ARTICLE",
+                "REV",
+                "IN STATE",
+                "ATTEMPTS",
+            ],
+            View::Uncertain => &[
+                "ID",
+                "DESTINATION",
+                "TENANT",
+                "ARTICLE",
+                "REV",
+                "SENT",
+                "UNCERTAIN FOR",
+                "ATTEMPTS",
+            ],
+            View::Stuck => &[
+                "ID",
+                "STATE",
+                "DESTINATION",
+                "TENANT",
+                "ARTICLE",
+                "REV",
+                "STUCK",
+                "LEASE OWNER",
+            ],
+        };
+        t.set_header(header.iter().map(Cell::new));
+        for j in &self.jobs {
+            let mut row: Vec<Cell> = vec![Cell::new(j.id)];
+            if self.view != View::Uncertain {
+                row.push(ui.state_cell(j.state));
+            }
+            row.extend([
+                Cell::new(&j.destination),
+                Cell::new(&j.tenant_id),
+                Cell::new(&j.article_id),
+                Cell::new(&j.revision_id),
+            ]);
+            match self.view {
+                View::Jobs => {
+                    row.push(Cell::new(self.since(j.state_changed_at)));
+                    row.push(Cell::new(j.attempts));
+                }
+                View::Uncertain => {
+                    let sent = j
+                        .sent_at
+                        .map_or_else(|| "never".to_string(), |s| format!("{} ago", self.since(s)));
+                    row.push(Cell::new(sent));
+                    row.push(Cell::new(self.since(j.state_changed_at)));
+                    row.push(Cell::new(j.attempts));
+                }
+                View::Stuck => {
+                    let why = match (j.state, j.lease_expires_at) {
+                        (State::InFlight, Some(exp)) => {
+                            format!("lease expired {} ago", self.since(exp))
+                        }
+                        _ => format!("waiting {}", self.since(j.state_changed_at)),
+                    };
+                    row.push(Cell::new(why));
+                    row.push(Cell::new(j.lease_owner.as_deref().unwrap_or("")));
+                }
+            }
+            t.add_row(row);
+        }
+        let mut text = t.to_string();
+        if let Some(c) = &self.next_cursor {
+            text.push_str(&format!("\nmore: --cursor {c}"));
+        }
+        text
+    }
+
+    fn jsonl(&self) -> Vec<serde_json::Value> {
+        self.jobs
+            .iter()
+            .map(|j| serde_json::to_value(j).unwrap_or(serde_json::Value::Null))
+            .collect()
+    }
 }

@@ -1,13 +1,27 @@
 //! `reconctl jobs show JOB`: every column, the lease, the history, the valid moves.
+//!
+//! The moves come from the transition table (`jobs::TRANSITIONS`): each row is shown as valid
+//! now, or not, with the reason; for the sweep's moves that includes whether the lease has
+//! expired and whether the request was sent, which decide where a sweep would take the job.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use comfy_table::{Cell, TableComponent};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::commands::Exit;
 use crate::context::Context;
-use crate::error::{Error, Result};
-use crate::jobs::JobRef;
+use crate::duration::format_duration;
+use crate::error::Result;
+use crate::jobs::model::rfc3339;
+use crate::jobs::query::db_now;
+use crate::jobs::state::{Role, Transition};
+use crate::jobs::{store, Action, Event, Job, JobRef, State, TRANSITIONS};
+use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl jobs show 7f0c2a4e-1b7d-4c55-9a0e-3f1f6a0f6b11\n  reconctl jobs show pub_8b8c924e8b3406292a3b0f5ee972a595c3e55fd531027041c23d607d85631852 -o json"
+    after_help = "Examples:\n  reconctl jobs show 7f0c2a4e-1b7d-4c55-9a0e-3f1f6a0f6b11\n  reconctl jobs show pub_8b8c924e8b3406292a3b0f5ee972a595c3e55fd531027041c23d607d85631852 -o json\n\nExit codes: 0 shown, 4 no such job."
 )]
 pub struct Args {
     /// The job: its id or its external_ref
@@ -15,6 +29,310 @@ pub struct Args {
     pub job: JobRef,
 }
 
-pub async fn run(_ctx: &Context, _args: &Args) -> Result<Exit> {
-    Err(Error::bug("jobs show is not built yet"))
+/// The lease of an in-flight job and how long it has left (negative: expired that long ago).
+#[derive(Debug, Serialize)]
+struct Lease {
+    owner: String,
+    #[serde(serialize_with = "rfc3339")]
+    expires_at: DateTime<Utc>,
+    remaining_seconds: f64,
+    expired: bool,
+}
+
+/// One row of the transition table, judged for this job now.
+#[derive(Debug, Serialize)]
+struct Move {
+    action: Action,
+    to: State,
+    by: Role,
+    valid: bool,
+    /// Valid: the condition of the move. Not valid: why not.
+    why: String,
+    /// The command that makes the move, when a person or cron makes it.
+    command: Option<String>,
+}
+
+/// SPEC §5: the job (every column under its name), plus its lease, its full history and the
+/// moves of the transition table.
+#[derive(Debug, Serialize)]
+struct JobDetail {
+    #[serde(flatten)]
+    job: Job,
+    lease: Option<Lease>,
+    events: Vec<Event>,
+    moves: Vec<Move>,
+    #[serde(skip)]
+    now: DateTime<Utc>,
+}
+
+pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
+    let db = ctx.db().await?;
+    let job = store::get(&**db, &args.job).await?;
+    let (events, now) = futures::try_join!(store::events(&**db, job.id), db_now(&**db))?;
+    drop(db);
+    let lease = match (&job.lease_owner, job.lease_expires_at) {
+        (Some(owner), Some(expires_at)) => {
+            let remaining = (expires_at - now).num_microseconds().unwrap_or(0) as f64 / 1e6;
+            Some(Lease {
+                owner: owner.clone(),
+                expires_at,
+                remaining_seconds: remaining,
+                expired: expires_at <= now,
+            })
+        }
+        _ => None,
+    };
+    let moves = TRANSITIONS.iter().map(|t| judge(&job, now, t)).collect();
+    ctx.ui.emit(&JobDetail {
+        job,
+        lease,
+        events,
+        moves,
+        now,
+    })?;
+    Ok(Exit::Done)
+}
+
+fn states_text(states: &[State]) -> String {
+    states
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+/// Whether the transition `t` can be made now, and why (not).
+fn judge(job: &Job, now: DateTime<Utc>, t: &Transition) -> Move {
+    let id = job.id;
+    let command = match t.action {
+        Action::MarkAccepted => Some(format!("reconctl mark accepted {id} --reason TEXT")),
+        Action::MarkSafeToRetry => Some(format!("reconctl mark safe-to-retry {id} --reason TEXT")),
+        Action::MarkFailed => Some(format!("reconctl mark failed {id} --reason TEXT")),
+        Action::ReconcileAccepted | Action::ReconcileSafeToRetry | Action::ReconcileConflict => {
+            Some(format!(
+                "reconctl reconcile --destination {}",
+                job.destination
+            ))
+        }
+        Action::SweepSent | Action::SweepUnsent => Some("reconctl sweep leases".into()),
+        _ => None,
+    };
+    let verdict = |valid: bool, why: String| Move {
+        action: t.action,
+        to: t.to,
+        by: t.by,
+        valid,
+        why,
+        command: command.clone(),
+    };
+    if !t.from.contains(&job.state) {
+        let why = if job.state.is_terminal() {
+            format!("{} is terminal: no move leaves it", job.state)
+        } else {
+            format!("only from {}", states_text(t.from))
+        };
+        return verdict(false, why);
+    }
+    let expired = job.lease_expires_at.is_some_and(|e| e <= now);
+    let left = |e: DateTime<Utc>| format_duration((e - now).to_std().unwrap_or_default());
+    match t.action {
+        Action::SweepSent | Action::SweepUnsent => {
+            let wants_sent = t.action == Action::SweepSent;
+            match job.lease_expires_at {
+                Some(e) if !expired => {
+                    verdict(false, format!("the lease is still valid for {}", left(e)))
+                }
+                _ if job.sent_at.is_some() != wants_sent => verdict(
+                    false,
+                    if wants_sent {
+                        "the request was never sent (sent_at is empty)".into()
+                    } else {
+                        "the request was sent (sent_at is set)".into()
+                    },
+                ),
+                _ => verdict(true, t.condition.to_string()),
+            }
+        }
+        Action::Renew | Action::MarkSent | Action::Complete | Action::Fail | Action::TimedOut => {
+            let owner = job.lease_owner.as_deref().unwrap_or("?");
+            verdict(
+                true,
+                format!(
+                    "by the lease holder {owner}, at version {}: {}",
+                    job.version, t.condition
+                ),
+            )
+        }
+        _ => verdict(true, t.condition.to_string()),
+    }
+}
+
+fn when(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let stamp = t.to_rfc3339_opts(SecondsFormat::Secs, true);
+    let d = t - now;
+    if d.num_milliseconds() >= 0 {
+        format!(
+            "{stamp} (in {})",
+            format_duration(d.to_std().unwrap_or_default())
+        )
+    } else {
+        format!(
+            "{stamp} ({} ago)",
+            format_duration((-d).to_std().unwrap_or_default())
+        )
+    }
+}
+
+/// A scalar as it reads in one line.
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".into(),
+        Value::Array(a) => format!("[{} items]", a.len()),
+        Value::Object(o) if o.is_empty() => "{}".into(),
+        Value::Object(_) => "{…}".into(),
+        other => other.to_string(),
+    }
+}
+
+/// `key=value, …` of an event's evidence, shortened to a line; `-o json` has all of it.
+fn summarize(evidence: &Value) -> String {
+    const MAX: usize = 60;
+    let text = match evidence {
+        Value::Object(o) => o
+            .iter()
+            .map(|(k, v)| format!("{k}={}", scalar(v)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => scalar(other),
+    };
+    if text.chars().count() > MAX {
+        let mut short: String = text.chars().take(MAX - 1).collect();
+        short.push('…');
+        short
+    } else {
+        text
+    }
+}
+
+impl Render for JobDetail {
+    fn table(&self, ui: &Ui) -> String {
+        let j = &self.job;
+        let now = self.now;
+        let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+        let opt_time = |t: Option<DateTime<Utc>>| t.map(|t| when(t, now)).unwrap_or_default();
+
+        let mut cols = ui.table();
+        cols.remove_style(TableComponent::HorizontalLines);
+        cols.remove_style(TableComponent::MiddleIntersections);
+        cols.remove_style(TableComponent::LeftBorderIntersections);
+        cols.remove_style(TableComponent::RightBorderIntersections);
+        let lease = match &self.lease {
+            Some(l) if l.expired => format!(
+                "held by {}, expired {} ago",
+                l.owner,
+                format_duration(std::time::Duration::from_secs_f64(-l.remaining_seconds))
+            ),
+            Some(l) => format!(
+                "held by {}, {} left",
+                l.owner,
+                format_duration(std::time::Duration::from_secs_f64(l.remaining_seconds))
+            ),
+            None => "none".into(),
+        };
+        let rows: Vec<(&str, Cell)> = vec![
+            ("id", Cell::new(j.id)),
+            ("external_ref", Cell::new(&j.external_ref)),
+            ("tenant_id", Cell::new(&j.tenant_id)),
+            ("article_id", Cell::new(&j.article_id)),
+            ("revision_id", Cell::new(&j.revision_id)),
+            ("destination", Cell::new(&j.destination)),
+            ("payload_hash", Cell::new(&j.payload_hash)),
+            ("state", ui.state_cell(j.state)),
+            ("version", Cell::new(j.version)),
+            ("attempts", Cell::new(j.attempts)),
+            ("lease", Cell::new(lease)),
+            ("lease_owner", Cell::new(opt(&j.lease_owner))),
+            ("lease_expires_at", Cell::new(opt_time(j.lease_expires_at))),
+            ("sent_at", Cell::new(opt_time(j.sent_at))),
+            ("remote_id", Cell::new(opt(&j.remote_id))),
+            ("last_error", Cell::new(opt(&j.last_error))),
+            ("created_at", Cell::new(when(j.created_at, now))),
+            ("updated_at", Cell::new(when(j.updated_at, now))),
+            ("state_changed_at", Cell::new(when(j.state_changed_at, now))),
+        ];
+        for (name, value) in rows {
+            cols.add_row(vec![Cell::new(name), value]);
+        }
+
+        let mut history = ui.table();
+        history.remove_style(TableComponent::HorizontalLines);
+        history.remove_style(TableComponent::MiddleIntersections);
+        history.remove_style(TableComponent::LeftBorderIntersections);
+        history.remove_style(TableComponent::RightBorderIntersections);
+        history.set_header(vec![
+            "AT", "ACTOR", "ACTION", "MOVE", "VERSION", "REASON", "EVIDENCE",
+        ]);
+        for e in &self.events {
+            let from = e.from_state.map_or("∅".to_string(), |s| s.to_string());
+            let version = match e.from_version {
+                Some(v) => format!("{v} → {}", e.to_version),
+                None => e.to_version.to_string(),
+            };
+            history.add_row(vec![
+                Cell::new(e.at.to_rfc3339_opts(SecondsFormat::Secs, true)),
+                Cell::new(&e.actor),
+                Cell::new(&e.action),
+                Cell::new(format!("{from} → {}", e.to_state)),
+                Cell::new(version),
+                Cell::new(e.reason.clone().unwrap_or_default()),
+                Cell::new(summarize(&e.evidence)),
+            ]);
+        }
+
+        let mut out = format!("job {} ({} at version {})\n", j.id, j.state, j.version);
+        out.push_str(&cols.to_string());
+        let n = self.events.len();
+        let plural = if n == 1 { "" } else { "s" };
+        out.push_str(&format!("\n\nhistory ({n} event{plural})\n"));
+        out.push_str(&history.to_string());
+        out.push_str("\n\nmoves\n");
+        if j.state.is_terminal() {
+            out.push_str(&format!("  none: {} is terminal\n", j.state));
+        }
+        for m in self.moves.iter().filter(|m| m.valid) {
+            out.push_str(&format!(
+                "  valid    {} → {} ({}): {}\n",
+                m.action,
+                m.to,
+                role(m.by),
+                m.why
+            ));
+            if let Some(c) = &m.command {
+                out.push_str(&format!("           $ {c}\n"));
+            }
+        }
+        if !j.state.is_terminal() {
+            for m in self.moves.iter().filter(|m| !m.valid) {
+                out.push_str(&format!(
+                    "  not now  {} → {} ({}): {}\n",
+                    m.action,
+                    m.to,
+                    role(m.by),
+                    m.why
+                ));
+            }
+        }
+        out.truncate(out.trim_end().len());
+        out
+    }
+}
+
+fn role(r: Role) -> &'static str {
+    match r {
+        Role::Worker => "worker",
+        Role::Sweep => "sweep",
+        Role::Operator => "operator",
+        Role::Reconcile => "reconcile",
+    }
 }

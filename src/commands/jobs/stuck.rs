@@ -1,14 +1,16 @@
 //! `reconctl jobs stuck`: waiting too long, or holding an expired lease.
 
+use super::list::{show_page, View};
 use crate::cli::Page;
 use crate::commands::Exit;
 use crate::context::Context;
 use crate::duration::HumanDuration;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::jobs::query::Listing;
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl jobs stuck --older-than 15m\n  reconctl jobs stuck --older-than 1h --destination cms-a -o json"
+    after_help = "Examples:\n  reconctl jobs stuck --older-than 15m\n  reconctl jobs stuck --older-than 1h --destination cms-a -o json\n\nIn-flight jobs with an expired lease are what `reconctl sweep leases` moves (to pending when never sent, else to uncertain)."
 )]
 pub struct Args {
     /// pending or safe_to_retry jobs waiting longer than this (in_flight jobs count once their lease expired)
@@ -21,6 +23,10 @@ pub struct Args {
     pub page: Page,
 }
 
-pub async fn run(_ctx: &Context, _args: &Args) -> Result<Exit> {
-    Err(Error::bug("jobs stuck is not built yet"))
+pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
+    let listing = Listing::Stuck {
+        older_than: args.older_than.0,
+        destination: args.destination.clone(),
+    };
+    show_page(ctx, &listing, &args.page, View::Stuck).await
 }
