@@ -1,15 +1,191 @@
 //! `reconctl metrics`: Prometheus text exposition for the node_exporter textfile collector.
+//!
+//! Gauges (all exact, from the partial index of the open states, except where named):
+//!
+//! * `reconctl_jobs{state,destination}`: open jobs (every state but accepted). Every open
+//!   state of every known destination (seen in the table or configured) has a sample, 0
+//!   when empty, so an alert on a series never sees it vanish.
+//! * `reconctl_oldest_age_seconds{state,destination}`: how long the job longest in that
+//!   state has been in it; only for series with jobs.
+//! * `reconctl_jobs_accepted`: accepted jobs, in a metric of its own because on a large table
+//!   it is an estimate (`reconctl_jobs_accepted_estimated` is 1 then): summing
+//!   `reconctl_jobs` never mixes an estimate into exact numbers.
+//! * `reconctl_collected_timestamp_seconds`: when the numbers were read (the database's
+//!   clock), to notice a stale textfile.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde::Serialize;
 
 use super::Exit;
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::jobs::query::{self, Overview};
+use crate::jobs::State;
+use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl metrics > /var/lib/node_exporter/textfile/reconctl.prom.$$ && mv /var/lib/node_exporter/textfile/reconctl.prom.$$ /var/lib/node_exporter/textfile/reconctl.prom"
+    after_help = "Examples:\n  reconctl metrics > /var/lib/node_exporter/textfile/reconctl.prom.$$ && mv /var/lib/node_exporter/textfile/reconctl.prom.$$ /var/lib/node_exporter/textfile/reconctl.prom\n\nPrints the Prometheus text format (0.0.4); -o json prints the same samples as JSON."
 )]
 pub struct Args {}
 
-pub async fn run(_ctx: &Context, _args: &Args) -> Result<Exit> {
-    Err(Error::bug("metrics is not built yet"))
+#[derive(Debug, Serialize)]
+struct Sample {
+    name: &'static str,
+    labels: BTreeMap<&'static str, String>,
+    value: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Family {
+    name: &'static str,
+    help: &'static str,
+    samples: Vec<Sample>,
+}
+
+#[derive(Debug, Serialize)]
+struct Metrics {
+    families: Vec<Family>,
+}
+
+/// Label values escape backslash, double quote and newline (the exposition format's rules).
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+impl Render for Metrics {
+    fn table(&self, _ui: &Ui) -> String {
+        let mut out = String::new();
+        for f in &self.families {
+            let _ = writeln!(out, "# HELP {} {}", f.name, f.help);
+            let _ = writeln!(out, "# TYPE {} gauge", f.name);
+            for s in &f.samples {
+                out.push_str(s.name);
+                if !s.labels.is_empty() {
+                    let labels: Vec<String> = s
+                        .labels
+                        .iter()
+                        .map(|(k, v)| format!("{k}=\"{}\"", escape(v)))
+                        .collect();
+                    let _ = write!(out, "{{{}}}", labels.join(","));
+                }
+                let _ = writeln!(out, " {}", number(s.value));
+            }
+        }
+        out.truncate(out.trim_end().len());
+        out
+    }
+}
+
+fn collect(o: &Overview, configured: &[String]) -> Metrics {
+    let mut destinations: BTreeSet<String> = configured.iter().cloned().collect();
+    destinations.extend(o.open.iter().map(|g| g.destination.clone()));
+    let open_states: Vec<State> = State::BY_URGENCY
+        .into_iter()
+        .filter(|s| *s != State::Accepted)
+        .collect();
+    let mut jobs = Vec::new();
+    let mut ages = Vec::new();
+    for state in &open_states {
+        for d in &destinations {
+            let group = o
+                .open
+                .iter()
+                .find(|g| g.state == *state && &g.destination == d);
+            let labels = BTreeMap::from([
+                ("destination", d.clone()),
+                ("state", state.as_str().to_string()),
+            ]);
+            jobs.push(Sample {
+                name: "reconctl_jobs",
+                labels: labels.clone(),
+                value: group.map_or(0.0, |g| g.count as f64),
+            });
+            if let Some(g) = group {
+                let age = (o.now - g.oldest_state_changed_at)
+                    .num_microseconds()
+                    .unwrap_or(0)
+                    .max(0) as f64
+                    / 1e6;
+                ages.push(Sample {
+                    name: "reconctl_oldest_age_seconds",
+                    labels,
+                    value: age,
+                });
+            }
+        }
+    }
+    let mut families = vec![
+        Family {
+            name: "reconctl_jobs",
+            help: "Jobs per open state and destination (exact; accepted jobs are in reconctl_jobs_accepted).",
+            samples: jobs,
+        },
+        Family {
+            name: "reconctl_oldest_age_seconds",
+            help: "Seconds the job longest in this state has been in it, per state and destination.",
+            samples: ages,
+        },
+    ];
+    if let Some(n) = o.accepted.count {
+        families.push(Family {
+            name: "reconctl_jobs_accepted",
+            help: "Accepted jobs; an estimate from the planner's statistics when reconctl_jobs_accepted_estimated is 1.",
+            samples: vec![Sample {
+                name: "reconctl_jobs_accepted",
+                labels: BTreeMap::new(),
+                value: n as f64,
+            }],
+        });
+    }
+    families.push(Family {
+        name: "reconctl_jobs_accepted_estimated",
+        help: "1 when reconctl_jobs_accepted is an estimate (or missing: the table was never analyzed), 0 when exact.",
+        samples: vec![Sample {
+            name: "reconctl_jobs_accepted_estimated",
+            labels: BTreeMap::new(),
+            value: if o.accepted.estimated { 1.0 } else { 0.0 },
+        }],
+    });
+    families.push(Family {
+        name: "reconctl_collected_timestamp_seconds",
+        help: "When these numbers were read, by the database's clock (Unix time).",
+        samples: vec![Sample {
+            name: "reconctl_collected_timestamp_seconds",
+            labels: BTreeMap::new(),
+            value: o.now.timestamp_micros() as f64 / 1e6,
+        }],
+    });
+    Metrics { families }
+}
+
+pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {
+    // Configured destinations get their zero samples too; metrics work without a config.
+    let configured: Vec<String> = match ctx.config() {
+        Ok(c) => c.destinations.keys().cloned().collect(),
+        Err(e) => {
+            ctx.ui.warn(&format!(
+                "config not read, metrics cover the table only: {}",
+                e.message
+            ));
+            Vec::new()
+        }
+    };
+    let db = ctx.db().await?;
+    let overview = query::overview(&**db).await?;
+    drop(db);
+    ctx.ui.emit(&collect(&overview, &configured))?;
+    Ok(Exit::Done)
 }

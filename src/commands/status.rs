@@ -1,13 +1,193 @@
 //! `reconctl status`: per state and destination, how many and how old.
+//!
+//! The open states are counted exactly from a small partial index; `accepted`, almost the
+//! whole table, is estimated on a large table (labelled so), because counting it exactly
+//! means reading every row (see `jobs::query::overview`).
+
+use chrono::{DateTime, Utc};
+use comfy_table::{Cell, CellAlignment, TableComponent};
+use serde::Serialize;
 
 use super::Exit;
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::duration::format_duration;
+use crate::error::Result;
+use crate::jobs::model::rfc3339;
+use crate::jobs::query::{self, Overview};
+use crate::jobs::State;
+use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  reconctl status\n  reconctl status -o json")]
+#[command(
+    after_help = "Examples:\n  reconctl status\n  reconctl status -o json\n\nStates come most actionable first. Counts are exact, except accepted on a large table: estimated from the planner's statistics (marked ≈, and \"estimated\": true in JSON)."
+)]
 pub struct Args {}
 
-pub async fn run(_ctx: &Context, _args: &Args) -> Result<Exit> {
-    Err(Error::bug("status is not built yet"))
+#[derive(Debug, Serialize)]
+struct DestinationStatus {
+    destination: String,
+    count: i64,
+    oldest_age_seconds: i64,
+    #[serde(serialize_with = "rfc3339")]
+    oldest_state_changed_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Serialize)]
+struct StateStatus {
+    state: State,
+    /// `null`: unknown (accepted, on a large table never analyzed).
+    count: Option<i64>,
+    estimated: bool,
+    /// Of the job longest in this state; `null` for accepted (not tracked) or no jobs.
+    oldest_age_seconds: Option<i64>,
+    destinations: Vec<DestinationStatus>,
+}
+
+#[derive(Debug, Serialize)]
+struct StatusReport {
+    #[serde(serialize_with = "rfc3339")]
+    as_of: DateTime<Utc>,
+    states: Vec<StateStatus>,
+}
+
+fn age_secs(now: DateTime<Utc>, t: DateTime<Utc>) -> i64 {
+    (now - t).num_seconds().max(0)
+}
+
+fn report(o: Overview) -> StatusReport {
+    let states = State::BY_URGENCY
+        .iter()
+        .map(|&state| {
+            if state == State::Accepted {
+                return StateStatus {
+                    state,
+                    count: o.accepted.count,
+                    estimated: o.accepted.estimated,
+                    oldest_age_seconds: None,
+                    destinations: Vec::new(),
+                };
+            }
+            let destinations: Vec<DestinationStatus> = o
+                .open
+                .iter()
+                .filter(|g| g.state == state)
+                .map(|g| DestinationStatus {
+                    destination: g.destination.clone(),
+                    count: g.count,
+                    oldest_age_seconds: age_secs(o.now, g.oldest_state_changed_at),
+                    oldest_state_changed_at: g.oldest_state_changed_at,
+                })
+                .collect();
+            StateStatus {
+                state,
+                count: Some(destinations.iter().map(|d| d.count).sum()),
+                estimated: false,
+                oldest_age_seconds: destinations.iter().map(|d| d.oldest_age_seconds).max(),
+                destinations,
+            }
+        })
+        .collect();
+    StatusReport {
+        as_of: o.now,
+        states,
+    }
+}
+
+/// `9700000` → `9,700,000`.
+pub(crate) fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 {
+        out.insert(0, '-');
+    }
+    out
+}
+
+fn age(secs: i64) -> String {
+    format_duration(std::time::Duration::from_secs(secs.max(0) as u64))
+}
+
+impl Render for StatusReport {
+    fn table(&self, ui: &Ui) -> String {
+        let mut t = ui.table();
+        t.remove_style(TableComponent::HorizontalLines);
+        t.remove_style(TableComponent::MiddleIntersections);
+        t.remove_style(TableComponent::LeftBorderIntersections);
+        t.remove_style(TableComponent::RightBorderIntersections);
+        t.set_header(vec!["STATE", "DESTINATION", "JOBS", "OLDEST"]);
+        let mut estimated = false;
+        for s in &self.states {
+            if s.state == State::Accepted {
+                let (count, note) = match (s.count, s.estimated) {
+                    (Some(n), true) => {
+                        estimated = true;
+                        (format!("≈ {}", thousands(n)), "estimated")
+                    }
+                    (Some(n), false) => (thousands(n), ""),
+                    (None, _) => ("unknown".to_string(), "not analyzed yet"),
+                };
+                t.add_row(vec![
+                    ui.state_cell(s.state),
+                    Cell::new("(all)"),
+                    Cell::new(count).set_alignment(CellAlignment::Right),
+                    Cell::new(note),
+                ]);
+                continue;
+            }
+            let count = s.count.unwrap_or(0);
+            let oldest = s.oldest_age_seconds.map(age).unwrap_or_default();
+            match s.destinations.as_slice() {
+                [] => t.add_row(vec![
+                    ui.state_cell(s.state),
+                    Cell::new(""),
+                    Cell::new("0").set_alignment(CellAlignment::Right),
+                    Cell::new(""),
+                ]),
+                [d] => t.add_row(vec![
+                    ui.state_cell(s.state),
+                    Cell::new(&d.destination),
+                    Cell::new(thousands(d.count)).set_alignment(CellAlignment::Right),
+                    Cell::new(oldest),
+                ]),
+                many => {
+                    t.add_row(vec![
+                        ui.state_cell(s.state),
+                        Cell::new("(all)"),
+                        Cell::new(thousands(count)).set_alignment(CellAlignment::Right),
+                        Cell::new(oldest),
+                    ]);
+                    for d in many {
+                        t.add_row(vec![
+                            Cell::new(""),
+                            Cell::new(&d.destination),
+                            Cell::new(thousands(d.count)).set_alignment(CellAlignment::Right),
+                            Cell::new(age(d.oldest_age_seconds)),
+                        ]);
+                    }
+                    &mut t
+                }
+            };
+        }
+        let mut text = t.to_string();
+        if estimated {
+            text.push_str(
+                "\n≈ estimated from the planner's statistics (exact counts would read every accepted row)",
+            );
+        }
+        text
+    }
+}
+
+pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {
+    let db = ctx.db().await?;
+    let overview = query::overview(&**db).await?;
+    drop(db);
+    ctx.ui.emit(&report(overview))?;
+    Ok(Exit::Done)
 }
