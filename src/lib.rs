@@ -11,6 +11,7 @@ pub mod error;
 pub mod jobs;
 pub mod migrate;
 pub mod remote;
+pub mod sandbox;
 pub mod ui;
 
 pub use error::{Error, Kind, Result};

@@ -1,0 +1,305 @@
+//! A throwaway PostgreSQL cluster from the machine's own server binaries: `initdb` into a
+//! temporary directory, `pg_ctl start` on a free 127.0.0.1 port (and a socket inside that
+//! directory), and on [`Cluster::stop`] (or drop) `pg_ctl stop -m immediate` and the
+//! directory removed. Nothing is left behind when the sandbox ends, even on an error path.
+//!
+//! PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user
+//! (Debian's package creates it), as in `scripts/lib/pg.sh`.
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+
+const INSTALL_HINT: &str = "install them (Debian/Ubuntu: `apt-get install postgresql`; Fedora: `dnf install postgresql-server`; macOS: `brew install postgresql`), \
+or set PG_BIN to the directory holding initdb, or give `reconctl sandbox --database-url URL` an empty database you own";
+
+/// The sandbox's settings, included from postgresql.conf (rewritten when the port changes).
+const SETTINGS_FILE: &str = "reconctl-sandbox.conf";
+
+/// The directory holding `initdb`, `pg_ctl` and `postgres`: `$PG_BIN`, then
+/// `pg_config --bindir`, then Debian's `/usr/lib/postgresql/*/bin` (newest first), then the
+/// directory of an `initdb` on `PATH`.
+pub fn find_bin() -> Result<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = std::env::var_os("PG_BIN").filter(|d| !d.is_empty()) {
+        candidates.push(dir.into());
+    }
+    if let Ok(out) = Command::new("pg_config")
+        .arg("--bindir")
+        .stderr(Stdio::null())
+        .output()
+    {
+        if out.status.success() {
+            let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            if !dir.is_empty() {
+                candidates.push(dir.into());
+            }
+        }
+    }
+    let mut debian: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let version = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            Some((version, e.path().join("bin")))
+        })
+        .collect();
+    debian.sort_by(|a, b| b.0.cmp(&a.0));
+    candidates.extend(debian.into_iter().map(|(_, p)| p));
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            if dir.join("initdb").is_file() {
+                candidates.push(dir);
+            }
+        }
+    }
+    candidates
+        .into_iter()
+        .find(|dir| {
+            ["initdb", "pg_ctl", "postgres"]
+                .iter()
+                .all(|b| dir.join(b).is_file())
+        })
+        .ok_or_else(|| {
+            Error::runtime(
+                "PostgreSQL's server binaries (initdb, pg_ctl, postgres) were not found; the sandbox needs them to start a throwaway cluster",
+            )
+            .hinted(INSTALL_HINT)
+        })
+}
+
+/// A free TCP port on 127.0.0.1 (free now; `start` retries on another if it is taken).
+pub fn free_port() -> Result<u16> {
+    let l = TcpListener::bind(("127.0.0.1", 0))
+        .map_err(|e| Error::runtime(format!("cannot find a free port on 127.0.0.1: {e}")))?;
+    Ok(l.local_addr()?.port())
+}
+
+/// A running throwaway cluster.
+#[derive(Debug)]
+pub struct Cluster {
+    /// The temporary directory holding everything (data, socket, logs).
+    pub dir: PathBuf,
+    pub port: u16,
+    bin: PathBuf,
+    /// Who owns the data directory and runs the server (`postgres` when we are root).
+    owner: Option<String>,
+    running: bool,
+}
+
+fn is_root() -> bool {
+    // The real uid from /proc (Linux), else `id -u`.
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(1).map(|u| u == "0"))
+        })
+        .unwrap_or_else(|| {
+            Command::new("id")
+                .arg("-u")
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+                .unwrap_or(false)
+        })
+}
+
+impl Cluster {
+    /// initdb into `dir` (created here; it must not exist) and start. On any failure,
+    /// whatever was created is removed again.
+    pub fn start(dir: &Path) -> Result<Cluster> {
+        let bin = find_bin()?;
+        std::fs::create_dir(dir)
+            .map_err(|e| Error::runtime(format!("cannot create {}: {e}", dir.display())))?;
+        let mut cluster = Cluster {
+            dir: dir.to_path_buf(),
+            port: 0,
+            bin,
+            owner: None,
+            running: false,
+        };
+        // From here on, dropping `cluster` cleans up.
+        cluster.init()?;
+        let mut last = None;
+        for _ in 0..3 {
+            match cluster.launch() {
+                Ok(()) => return Ok(cluster),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| Error::bug("cluster start: no attempt made")))
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.join("data")
+    }
+
+    /// The URL of the cluster's `postgres` database (trust authentication, 127.0.0.1 only).
+    pub fn url(&self) -> String {
+        format!("postgresql://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let exe = self.bin.join(program);
+        match &self.owner {
+            Some(user) => {
+                let mut c = Command::new("runuser");
+                c.args(["-u", user, "--"]).arg(exe);
+                c
+            }
+            None => Command::new(exe),
+        }
+    }
+
+    fn run(&self, mut cmd: Command, what: &str, log: &Path) -> Result<()> {
+        let out = cmd
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| Error::runtime(format!("cannot run {what}: {e}")))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        let log_text = std::fs::read_to_string(log).unwrap_or_default();
+        let tail: Vec<&str> = log_text.lines().rev().take(15).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        Err(Error::runtime(format!(
+            "{what} failed ({}):\n{}{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            tail.join("\n")
+        )))
+    }
+
+    fn init(&mut self) -> Result<()> {
+        if is_root() {
+            let ok = Command::new("id")
+                .args(["-u", "postgres"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if !ok {
+                return Err(Error::runtime(
+                    "running as root, and there is no `postgres` user to own the sandbox's cluster (PostgreSQL refuses to run as root)",
+                )
+                .hinted("create one (`useradd --system --no-create-home postgres`) or run reconctl sandbox as an ordinary user"));
+            }
+            self.owner = Some("postgres".into());
+        }
+        std::fs::create_dir(self.dir.join("sock"))?;
+        if let Some(owner) = &self.owner {
+            let status = Command::new("chown")
+                .args(["-R", owner])
+                .arg(&self.dir)
+                .status()
+                .map_err(|e| Error::runtime(format!("cannot run chown: {e}")))?;
+            if !status.success() {
+                return Err(Error::runtime(format!(
+                    "cannot give {} to the {owner} user",
+                    self.dir.display()
+                )));
+            }
+        }
+        let log = self.dir.join("initdb.log");
+        let mut initdb = self.command("initdb");
+        initdb
+            .arg("-D")
+            .arg(self.data_dir())
+            .args([
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        // initdb writes its chatter to stdout; keep it for the error message only.
+        let out = initdb
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| Error::runtime(format!("cannot run initdb: {e}")))?;
+        if !out.status.success() {
+            let _ = std::fs::write(&log, [&out.stdout[..], &out.stderr[..]].concat());
+            return Err(Error::runtime(format!(
+                "initdb failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let mut conf = std::fs::OpenOptions::new()
+            .append(true)
+            .open(self.data_dir().join("postgresql.conf"))?;
+        writeln!(conf, "include '{SETTINGS_FILE}'")?;
+        Ok(())
+    }
+
+    fn launch(&mut self) -> Result<()> {
+        self.port = free_port()?;
+        // Settings live in a file we rewrite per attempt (the port may change).
+        let conf = format!(
+            "listen_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = '{sock}'\n\
+             fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n\
+             max_connections = 100\nlog_min_messages = warning\n",
+            port = self.port,
+            sock = self.dir.join("sock").display()
+        );
+        std::fs::write(self.data_dir().join(SETTINGS_FILE), conf)?;
+        let log = self.dir.join("server.log");
+        let mut pg_ctl = self.command("pg_ctl");
+        pg_ctl
+            .arg("-D")
+            .arg(self.data_dir())
+            .arg("-l")
+            .arg(&log)
+            .args(["-w", "-t", "60", "start"]);
+        self.run(pg_ctl, "pg_ctl start", &log)?;
+        self.running = true;
+        Ok(())
+    }
+
+    /// Stop the server (immediate: it holds nothing worth keeping) and remove the directory.
+    pub fn stop(&mut self) -> Result<()> {
+        if self.running {
+            let mut pg_ctl = self.command("pg_ctl");
+            pg_ctl
+                .arg("-D")
+                .arg(self.data_dir())
+                .args(["-m", "immediate", "-w", "-t", "30", "stop"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            // A server already gone (someone stopped it) is as good as stopped.
+            let _ = pg_ctl.stdin(Stdio::null()).status();
+            self.running = false;
+            // pg_ctl -w returns once the postmaster is gone; give its children a moment.
+            for _ in 0..50 {
+                if !self.data_dir().join("postmaster.pid").exists() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        if self.dir.exists() {
+            std::fs::remove_dir_all(&self.dir).map_err(|e| {
+                Error::runtime(format!("cannot remove {}: {e}", self.dir.display()))
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
