@@ -1,13 +1,295 @@
 //! `reconctl doctor`: connection, migrations, the named unique indexes, each destination.
+//!
+//! Every check runs even when an earlier one fails (a database that is down does not hide a
+//! destination that is down too). Exit 1 when any check fails, with the report printed.
+
+use serde::Serialize;
 
 use super::Exit;
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::jobs::external_ref;
+use crate::jobs::query::index_status;
+use crate::migrate::{self, MigrationState};
+use crate::remote::http;
+use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  reconctl doctor\n  reconctl doctor -o json")]
+#[command(
+    after_help = "Examples:\n  reconctl doctor\n  reconctl doctor -o json\n\nExit codes: 0 every check passed, 1 a check failed (the report says which and what to do)."
+)]
 pub struct Args {}
 
-pub async fn run(_ctx: &Context, _args: &Args) -> Result<Exit> {
-    Err(Error::bug("doctor is not built yet"))
+/// One check and its outcome.
+#[derive(Debug, Serialize)]
+struct Check {
+    check: String,
+    ok: bool,
+    detail: String,
+    /// What to do about a failure.
+    hint: Option<String>,
+}
+
+impl Check {
+    fn pass(check: impl Into<String>, detail: impl Into<String>) -> Check {
+        Check {
+            check: check.into(),
+            ok: true,
+            detail: detail.into(),
+            hint: None,
+        }
+    }
+
+    fn fail(check: impl Into<String>, detail: impl Into<String>, hint: Option<String>) -> Check {
+        Check {
+            check: check.into(),
+            ok: false,
+            detail: detail.into(),
+            hint,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct DoctorReport {
+    ok: bool,
+    checks: Vec<Check>,
+}
+
+impl Render for DoctorReport {
+    fn table(&self, ui: &Ui) -> String {
+        let mut t = ui.table();
+        t.remove_style(comfy_table::TableComponent::HorizontalLines);
+        t.remove_style(comfy_table::TableComponent::MiddleIntersections);
+        t.remove_style(comfy_table::TableComponent::LeftBorderIntersections);
+        t.remove_style(comfy_table::TableComponent::RightBorderIntersections);
+        t.set_header(vec!["CHECK", "RESULT", "DETAIL"]);
+        for c in &self.checks {
+            let result = if c.ok {
+                comfy_table::Cell::new("ok")
+            } else {
+                let cell = comfy_table::Cell::new("FAIL");
+                if ui.color() {
+                    cell.fg(comfy_table::Color::Red)
+                } else {
+                    cell
+                }
+            };
+            let detail = match &c.hint {
+                Some(h) => format!("{}\nhint: {h}", c.detail),
+                None => c.detail.clone(),
+            };
+            t.add_row(vec![
+                comfy_table::Cell::new(&c.check),
+                result,
+                comfy_table::Cell::new(detail),
+            ]);
+        }
+        let failed = self.checks.iter().filter(|c| !c.ok).count();
+        let verdict = match failed {
+            0 => "all checks passed".to_string(),
+            1 => "1 check failed".to_string(),
+            n => format!("{n} checks failed"),
+        };
+        format!("{t}\n{verdict}")
+    }
+}
+
+async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
+    let target = match ctx.target() {
+        Ok(t) => t.describe(),
+        Err(e) => {
+            checks.push(Check::fail("connection", e.message.clone(), e.hint.clone()));
+            return;
+        }
+    };
+    let db = match ctx.db().await {
+        Ok(db) => db,
+        Err(e) => {
+            checks.push(Check::fail("connection", e.message.clone(), e.hint.clone()));
+            return;
+        }
+    };
+    let version = match db.query_one("SHOW server_version", &[]).await {
+        Ok(row) => row.get::<_, String>(0),
+        Err(e) => {
+            let e = crate::error::Error::from(e);
+            checks.push(Check::fail("connection", e.message, e.hint));
+            return;
+        }
+    };
+    checks.push(Check::pass(
+        "connection",
+        format!("{target}, PostgreSQL {version}"),
+    ));
+
+    match migrate::status(&db).await {
+        Ok(status) => {
+            let count = |s: MigrationState| status.iter().filter(|m| m.state == s).count();
+            let (applied, pending) = (
+                count(MigrationState::Applied),
+                count(MigrationState::Pending),
+            );
+            let (divergent, missing) = (
+                count(MigrationState::Divergent),
+                count(MigrationState::Missing),
+            );
+            let detail = format!(
+                "{applied} applied, {pending} pending, {divergent} divergent, {missing} unknown to this reconctl"
+            );
+            if divergent > 0 || missing > 0 {
+                checks.push(Check::fail(
+                    "migrations",
+                    detail,
+                    Some(
+                        "run `reconctl migrate status`; use the reconctl release that applied them"
+                            .into(),
+                    ),
+                ));
+            } else if pending > 0 {
+                checks.push(Check::fail(
+                    "migrations",
+                    detail,
+                    Some("run `reconctl migrate`".into()),
+                ));
+            } else {
+                checks.push(Check::pass("migrations", detail));
+            }
+        }
+        Err(e) => checks.push(Check::fail("migrations", e.message, e.hint)),
+    }
+
+    match index_status(&**db).await {
+        Ok(indexes) => {
+            for ix in indexes {
+                let name = format!("index {}", ix.name);
+                if ix.ok() {
+                    let what = if ix.unique { "unique, valid" } else { "valid" };
+                    checks.push(Check::pass(name, what));
+                } else if !ix.present {
+                    let why = if ix.must_be_unique {
+                        "missing: nothing stops two jobs for one key"
+                    } else {
+                        "missing: inspection commands will scan the whole table"
+                    };
+                    checks.push(Check::fail(
+                        name,
+                        why,
+                        Some("run `reconctl migrate`; if it says all is applied, the index was dropped by hand: recreate it from migrations/V1__publication_jobs.sql".into()),
+                    ));
+                } else if !ix.valid {
+                    checks.push(Check::fail(
+                        name,
+                        "invalid (an interrupted CREATE INDEX CONCURRENTLY?): PostgreSQL does not use it",
+                        Some("REINDEX INDEX CONCURRENTLY it".into()),
+                    ));
+                } else {
+                    checks.push(Check::fail(
+                        name,
+                        "present but not unique",
+                        Some("recreate it as in migrations/V1__publication_jobs.sql".into()),
+                    ));
+                }
+            }
+        }
+        Err(e) => checks.push(Check::fail("indexes", e.message, e.hint)),
+    }
+}
+
+async fn destination_checks(ctx: &Context, checks: &mut Vec<Check>) {
+    let config = match ctx.config() {
+        Ok(c) => c,
+        Err(e) => {
+            checks.push(Check::fail("config", e.message.clone(), e.hint.clone()));
+            return;
+        }
+    };
+    match &config.path {
+        Some(p) => checks.push(Check::pass(
+            "config",
+            format!(
+                "{}: {} destination(s)",
+                p.display(),
+                config.destinations.len()
+            ),
+        )),
+        None => checks.push(Check::pass(
+            "config",
+            "no config file: no destinations to check (remote lookups and reconcile need one)",
+        )),
+    }
+    let client = match ctx.http() {
+        Ok(c) => c,
+        Err(e) => {
+            checks.push(Check::fail("http", e.message, e.hint));
+            return;
+        }
+    };
+    // A reference that names nothing: any HTTP answer (even 404 or 401) proves the
+    // destination is reachable; only a transport failure does not.
+    let probes = config.destinations.iter().map(|(name, dest)| async move {
+        let label = format!("destination {name}");
+        let token = match http::bearer(name, dest) {
+            Ok(t) => t,
+            Err(e) => return Check::fail(label, e.message, e.hint),
+        };
+        let probe = external_ref("reconctl-doctor", "probe", "0", name);
+        let resp = http::fetch(
+            client,
+            dest,
+            token.as_ref(),
+            &probe,
+            config.lookup.max_body_bytes,
+        )
+        .await;
+        let took = crate::duration::format_duration(resp.elapsed);
+        match (resp.status, &resp.answer) {
+            (Some(status), _) => {
+                let note = match status {
+                    401 | 403 => " (check its token)",
+                    _ => "",
+                };
+                Check::pass(label, format!("reachable: HTTP {status} in {took}{note}"))
+            }
+            (None, http::Answer::Fault(why)) => Check::fail(
+                label,
+                format!("unreachable: {why}"),
+                Some(format!(
+                    "check lookup_url and the network path to it ({})",
+                    host_of(&resp.url)
+                )),
+            ),
+            (None, _) => Check::fail(label, "no HTTP answer", None),
+        }
+    });
+    checks.extend(futures::future::join_all(probes).await);
+}
+
+/// Scheme, host and port of a URL, for hints (the path and query may carry the reference).
+fn host_of(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) => format!(
+            "{}://{}{}",
+            u.scheme(),
+            u.host_str().unwrap_or(""),
+            u.port().map(|p| format!(":{p}")).unwrap_or_default()
+        ),
+        Err(_) => "?".into(),
+    }
+}
+
+pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {
+    let mut checks = Vec::new();
+    database_checks(ctx, &mut checks).await;
+    destination_checks(ctx, &mut checks).await;
+    let report = DoctorReport {
+        ok: checks.iter().all(|c| c.ok),
+        checks,
+    };
+    ctx.ui.emit(&report)?;
+    Ok(if report.ok {
+        Exit::Done
+    } else {
+        Exit::Inconclusive
+    })
 }
