@@ -444,23 +444,40 @@ async fn input_mistakes_are_usage_errors() {
 /// so at most one of them can be right: exactly one wins (exit 0), the other 19 exit 3, one
 /// event, version + 1. A loser either lost the guard (read before the winner committed) or
 /// read the job already accepted with another remote id; both change nothing.
+///
+/// Every other iteration is gated: another session holds the row lock while the 20 start, so
+/// all of them read version 1 and queue on the guarded UPDATE; the lock is released once all
+/// 20 are waiting. That makes every loser lose at the guard itself, not at the read.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn race_twenty_processes_mark_one_job_exactly_one_wins() {
     let env = TestEnv::new().await;
-    let iterations = if std::env::var_os("RECONCTL_LONG_TESTS").is_some() {
+    let iterations: usize = if std::env::var_os("RECONCTL_LONG_TESTS").is_some() {
         300
     } else {
         50
     };
     let (mut lost_guard, mut read_late) = (0, 0);
+    let gate = env.connect().await;
     let started = Instant::now();
     for i in 0..iterations {
         let job = env.seed(uncertain(&format!("race-{i}"))).await;
         let id = job.id.to_string();
+        let gated = i % 2 == 0;
+        if gated {
+            gate.batch_execute("BEGIN").await.unwrap();
+            gate.execute(
+                "SELECT 1 FROM publication_jobs WHERE id = $1 FOR UPDATE",
+                &[&job.id],
+            )
+            .await
+            .unwrap();
+        }
         let children: Vec<_> = (0..20)
             .map(|p| {
                 process(&env)
                     .args([
+                        "--lock-timeout",
+                        "30s",
                         "mark",
                         "accepted",
                         &id,
@@ -475,6 +492,24 @@ async fn race_twenty_processes_mark_one_job_exactly_one_wins() {
                     .expect("spawn reconctl")
             })
             .collect();
+        if gated {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            loop {
+                let waiting = env
+                    .count(
+                        "SELECT count(*) FROM pg_stat_activity
+                         WHERE datname = current_database() AND application_name = 'reconctl'
+                           AND wait_event_type = 'Lock'",
+                    )
+                    .await;
+                if waiting == 20 || Instant::now() > deadline {
+                    assert_eq!(waiting, 20, "iteration {i}: not all 20 reached the guard");
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            gate.batch_execute("ROLLBACK").await.unwrap();
+        }
         let outputs =
             futures::future::join_all(children.into_iter().map(|c| c.wait_with_output())).await;
         let mut winners = Vec::new();
@@ -502,6 +537,7 @@ async fn race_twenty_processes_mark_one_job_exactly_one_wins() {
         started.elapsed().as_secs_f64()
     );
     assert_eq!(lost_guard + read_late, iterations * 19);
+    assert!(lost_guard >= iterations.div_ceil(2) * 19, "{lost_guard}");
 }
 
 // ---------------------------------------------------------------------------------------------
