@@ -18,6 +18,7 @@ use std::time::Duration;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, TestCaseError, TestRunner};
 use reconctl::jobs::store::{self, Effects, MoveOutcome, MoveRequest};
+use reconctl::jobs::sweep::SweepOptions;
 use reconctl::jobs::{payload_hash, worker, Action, BusinessKey, Job, State};
 use tokio_postgres::Client;
 use uuid::Uuid;
@@ -396,36 +397,111 @@ impl Model {
                 vec![(Outcome::Skipped, m)]
             }
             Op::Sweep => {
-                // One batch, one transaction: every move shares one state_changed_at.
-                let seq = m.tick();
-                let (mut to_pending, mut to_uncertain) = (0, 0);
-                for j in m.jobs.iter_mut().flatten() {
-                    if j.state == State::InFlight && j.lease_over {
-                        j.version += 1;
-                        j.lease = None;
-                        j.lease_over = false;
-                        j.seq = seq;
-                        j.ambiguous = false;
-                        if j.sent {
-                            j.state = State::Uncertain;
-                            j.last_action = "sweep_sent";
-                            to_uncertain += 1;
-                        } else {
-                            j.state = State::Pending;
-                            j.last_action = "sweep_unsent";
-                            to_pending += 1;
+                let out = m.sweep(None);
+                vec![(out, m)]
+            }
+        }
+    }
+
+    /// Expired leases: never sent → pending, sent → uncertain; one batch, one transaction,
+    /// so every move shares one state_changed_at. `skip`: a job whose row another session
+    /// holds locked (SKIP LOCKED passes over it).
+    fn sweep(&mut self, skip: Option<usize>) -> Outcome {
+        let seq = self.tick();
+        let (mut to_pending, mut to_uncertain) = (0, 0);
+        for (i, j) in self.jobs.iter_mut().enumerate() {
+            let Some(j) = j else { continue };
+            if j.state == State::InFlight && j.lease_over && skip != Some(i) {
+                j.version += 1;
+                j.lease = None;
+                j.lease_over = false;
+                j.seq = seq;
+                j.ambiguous = false;
+                if j.sent {
+                    j.state = State::Uncertain;
+                    j.last_action = "sweep_sent";
+                    to_uncertain += 1;
+                } else {
+                    j.state = State::Pending;
+                    j.last_action = "sweep_unsent";
+                    to_pending += 1;
+                }
+            }
+        }
+        Outcome::Swept {
+            to_pending,
+            to_uncertain,
+        }
+    }
+
+    /// The job whose row `op` locks when it writes.
+    fn locks(&self, op: &Op) -> Option<usize> {
+        match *op {
+            Op::Move { job, .. } => Some(job),
+            _ => op.worker().and_then(|w| self.handles[w]).map(|(i, _)| i),
+        }
+    }
+
+    /// Every outcome of `a` and `b` run at once: either order, and where the sweep's SKIP
+    /// LOCKED makes the race not a simple interleaving, those outcomes too.
+    fn race(
+        &self,
+        a: &Op,
+        ea: Option<i64>,
+        b: &Op,
+        eb: Option<i64>,
+        ids: &[Option<Uuid>; JOBS],
+    ) -> Vec<(Outcome, Outcome, Model)> {
+        let mut out = self.apply_two(a, ea, b, eb, ids);
+        out.extend(
+            self.apply_two(b, eb, a, ea, ids)
+                .into_iter()
+                .map(|(x, y, m)| (y, x, m)),
+        );
+        match (a, b) {
+            (Op::Sweep, Op::Sweep) => {
+                // Two sweepers share the expired jobs between them, never one job twice.
+                let mut m = self.clone();
+                if let Outcome::Swept {
+                    to_pending,
+                    to_uncertain,
+                } = m.sweep(None)
+                {
+                    for p in 0..=to_pending {
+                        for u in 0..=to_uncertain {
+                            out.push((
+                                Outcome::Swept {
+                                    to_pending: p,
+                                    to_uncertain: u,
+                                },
+                                Outcome::Swept {
+                                    to_pending: to_pending - p,
+                                    to_uncertain: to_uncertain - u,
+                                },
+                                m.clone(),
+                            ));
                         }
                     }
                 }
-                vec![(
-                    Outcome::Swept {
-                        to_pending,
-                        to_uncertain,
-                    },
-                    m,
-                )]
             }
+            (Op::Sweep, other) | (other, Op::Sweep) => {
+                // The sweep skipped the row the other operation held locked.
+                if let Some(k) = self.locks(other) {
+                    let mut m = self.clone();
+                    let swept = m.sweep(Some(k));
+                    let e = if matches!(a, Op::Sweep) { eb } else { ea };
+                    for (o, m2) in m.apply(other, e, ids) {
+                        out.push(if matches!(a, Op::Sweep) {
+                            (swept.clone(), o, m2)
+                        } else {
+                            (o, swept.clone(), m2)
+                        });
+                    }
+                }
+            }
+            _ => {}
         }
+        out
     }
 
     /// `a` then `b`, every possibility.
@@ -616,7 +692,7 @@ impl Db<'_> {
                     Err(e) => return Err(TestCaseError::fail(format!("move: {}", e.message))),
                 }
             }
-            Op::Sweep => sweep(conn, &self.destination).await?,
+            Op::Sweep => sweep(conn).await?,
             Op::Crash { worker: w } => {
                 after.handle = Some((w, None));
                 Outcome::Skipped
@@ -713,61 +789,41 @@ impl Db<'_> {
     }
 }
 
-/// The lease sweep, as one batch in one transaction.
-async fn sweep(conn: &Client, destination: &str) -> Result<Outcome, TestCaseError> {
-    let fail = |e: &dyn std::fmt::Display| TestCaseError::fail(format!("sweep: {e}"));
-    conn.batch_execute("BEGIN").await.map_err(|e| fail(&e))?;
-    let result = async {
-        let rows = conn
-            .query(
-                "SELECT id, version, sent_at IS NOT NULL FROM publication_jobs
-                 WHERE destination = $1 AND state = 'in_flight' AND lease_expires_at < now()
-                 ORDER BY lease_expires_at, id FOR UPDATE SKIP LOCKED",
-                &[&destination],
-            )
-            .await
-            .map_err(|e| fail(&e))?;
-        let (mut to_pending, mut to_uncertain) = (0, 0);
-        for row in rows {
-            let sent: bool = row.get(2);
-            let req = MoveRequest {
-                job_id: row.get(0),
-                expect_version: row.get(1),
-                action: if sent {
-                    Action::SweepSent
-                } else {
-                    Action::SweepUnsent
-                },
-                actor: "sweep".into(),
-                reason: Some("lease expired".into()),
-                evidence: serde_json::json!({}),
-                effects: Effects::default(),
-            };
-            match store::guarded_move(conn, &req)
-                .await
-                .map_err(|e| fail(&e))?
-            {
-                MoveOutcome::Moved { .. } if sent => to_uncertain += 1,
-                MoveOutcome::Moved { .. } => to_pending += 1,
-                MoveOutcome::Conflict { current } => {
-                    return Err(fail(&format!(
-                        "locked row moved under the sweep: {current:?}"
-                    )))
-                }
-            }
-        }
-        Ok(Outcome::Swept {
-            to_pending,
-            to_uncertain,
-        })
-    }
-    .await;
-    let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
-    conn.batch_execute(end).await.map_err(|e| fail(&e))?;
-    result
+/// `reconctl sweep leases` as a library call (global: each case cleans up after itself, so
+/// only this case's jobs have leases).
+async fn sweep(conn: &Client) -> Result<Outcome, TestCaseError> {
+    let report = reconctl::jobs::sweep::sweep(conn, &SweepOptions::new("model-sweep"))
+        .await
+        .map_err(|e| TestCaseError::fail(format!("sweep: {}", e.message)))?;
+    Ok(Outcome::Swept {
+        to_pending: report.to_pending,
+        to_uncertain: report.to_uncertain,
+    })
 }
 
-fn op_strategy(with_sweep: bool) -> BoxedStrategy<Op> {
+/// Leave no lease behind: each in-flight job's holder shortens its lease, then a sweep.
+async fn cleanup(conn: &Client, destination: &str) {
+    let Ok(rows) = conn
+        .query(
+            &format!(
+                "SELECT {} FROM publication_jobs WHERE destination = $1 AND state = 'in_flight'",
+                reconctl::jobs::model::JOB_COLUMNS
+            ),
+            &[&destination],
+        )
+        .await
+    else {
+        return;
+    };
+    for row in rows {
+        if let Ok(job) = Job::from_row(&row) {
+            let _ = worker::renew(conn, &job, Duration::ZERO).await;
+        }
+    }
+    let _ = reconctl::jobs::sweep::sweep(conn, &SweepOptions::new("model-cleanup")).await;
+}
+
+fn op_strategy() -> BoxedStrategy<Op> {
     let w = 0..WORKERS;
     let j = 0..JOBS;
     let mut ops = vec![
@@ -814,16 +870,14 @@ fn op_strategy(with_sweep: bool) -> BoxedStrategy<Op> {
                 .boxed(),
         ),
     ];
-    if with_sweep {
-        ops.push((3, Just(Op::Sweep).boxed()));
-    }
+    ops.push((3, Just(Op::Sweep).boxed()));
     prop::strategy::Union::new_weighted(ops).boxed()
 }
 
 fn step_strategy() -> impl Strategy<Value = Step> {
     prop_oneof![
-        5 => (0..CONNS, op_strategy(true)).prop_map(|(c, op)| Step::One(c, op)),
-        2 => (op_strategy(false), op_strategy(false)).prop_map(|(a, b)| {
+        5 => (0..CONNS, op_strategy()).prop_map(|(c, op)| Step::One(c, op)),
+        2 => (op_strategy(), op_strategy()).prop_map(|(a, b)| {
             // Two workers never share a handle in a race: one worker does one thing at a time.
             match (a.worker(), b.worker()) {
                 (Some(x), Some(y)) if x == y => {
@@ -902,6 +956,22 @@ async fn run_case(
         ids: Default::default(),
         handles: Default::default(),
     };
+    let result = run_steps(&mut db, steps, figures).await;
+    cleanup(&conns[0], &db.destination).await;
+    result?;
+    let problems = check_invariants(&conns[0]).await;
+    if !problems.is_empty() {
+        return Err(TestCaseError::fail(problems.join("\n")));
+    }
+    Ok(())
+}
+
+async fn run_steps(
+    db: &mut Db<'_>,
+    steps: &[Step],
+    figures: &Figures,
+) -> Result<(), TestCaseError> {
+    let conns = db.conns;
     let mut model = Model::default();
     figures.cases.fetch_add(1, Ordering::Relaxed);
     // Every job exists from the start (reserve is also among the random steps).
@@ -945,13 +1015,7 @@ async fn run_case(
                 let ((oa, aa), (ob, ab)) = (ra?, rb?);
                 db.absorb(aa);
                 db.absorb(ab);
-                let mut orders = model.apply_two(a, ea, b, eb, &db.ids);
-                orders.extend(
-                    model
-                        .apply_two(b, eb, a, ea, &db.ids)
-                        .into_iter()
-                        .map(|(x, y, m)| (y, x, m)),
-                );
+                let orders = model.race(a, ea, b, eb, &db.ids);
                 let mut matching = Vec::new();
                 for (xa, xb, m) in orders {
                     if xa == oa && xb == ob && db.agrees(&m).await.is_ok() {
@@ -987,10 +1051,6 @@ async fn run_case(
                 "after step {n} {step:?}:\n{why}"
             )));
         }
-    }
-    let problems = check_invariants(&conns[0]).await;
-    if !problems.is_empty() {
-        return Err(TestCaseError::fail(problems.join("\n")));
     }
     Ok(())
 }
