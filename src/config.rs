@@ -92,9 +92,13 @@ pub struct LookupUrl(pub String);
 impl LookupUrl {
     /// The URL for one reference, `{ref}` replaced by its URL-encoded form.
     pub fn for_ref(&self, external_ref: &str) -> String {
-        let encoded =
-            percent_encoding::utf8_percent_encode(external_ref, percent_encoding::NON_ALPHANUMERIC)
-                .to_string();
+        // Everything but RFC 3986's unreserved characters, so `pub_…` stays readable.
+        const REF: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+            .remove(b'-')
+            .remove(b'.')
+            .remove(b'_')
+            .remove(b'~');
+        let encoded = percent_encoding::utf8_percent_encode(external_ref, REF).to_string();
         self.0.replace("{ref}", &encoded)
     }
 }
@@ -268,7 +272,11 @@ settle_after = "2m"
         assert_eq!(d.content_hash.as_deref(), Some("/payload_hash"));
         assert_eq!(
             d.lookup_url.for_ref("pub_ab"),
-            "http://127.0.0.1:8080/articles?external_ref=pub%5Fab"
+            "http://127.0.0.1:8080/articles?external_ref=pub_ab"
+        );
+        assert_eq!(
+            d.lookup_url.for_ref("a b&c=d/é?#"),
+            "http://127.0.0.1:8080/articles?external_ref=a%20b%26c%3Dd%2F%C3%A9%3F%23"
         );
     }
 

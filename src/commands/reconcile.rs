@@ -1,9 +1,23 @@
 //! `reconctl reconcile`: look up every uncertain job; plan, and with `--apply` make, the moves
 //! the evidence justifies.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::stream::{self, StreamExt, TryStreamExt};
+use reqwest::header::HeaderValue;
+use serde::Serialize;
+use uuid::Uuid;
+
 use super::Exit;
+use crate::config::Destination;
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::error::{Error, Kind, Result};
+use crate::jobs::reconcile::{self as rec, After, Settled};
+use crate::jobs::{Job, State};
+use crate::remote::{Lookup, Outcome, Verdict};
+use crate::ui::Format;
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -33,6 +47,515 @@ pub struct Args {
     pub max: Option<u64>,
 }
 
-pub async fn run(_ctx: &Context, _args: &Args) -> Result<Exit> {
-    Err(Error::bug("reconcile is not built yet"))
+/// Jobs read per keyset page: one short statement each, no transaction across lookups.
+const PAGE: u64 = 500;
+
+/// How many jobs the confirmation shows as examples.
+const SAMPLES: usize = 5;
+
+/// What happened (or would happen) to one job; SPEC §5's `reconcile` job object.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub id: Uuid,
+    pub external_ref: String,
+    pub destination: String,
+    pub verdict: Verdict,
+    pub action: RowAction,
+    /// Where the job went (moved) or would go (planned); null when it does not move.
+    pub to_state: Option<State>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowAction {
+    Moved,
+    Planned,
+    Skipped,
+    None,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub accept: u64,
+    pub safe_to_retry: u64,
+    pub conflict: u64,
+    pub wait: u64,
+    pub unknown: u64,
+    pub moved: u64,
+    pub skipped: u64,
+}
+
+impl Summary {
+    fn count(&mut self, row: &Row) {
+        match row.verdict {
+            Verdict::Accept => self.accept += 1,
+            Verdict::SafeToRetry => self.safe_to_retry += 1,
+            Verdict::Conflict => self.conflict += 1,
+            Verdict::Wait => self.wait += 1,
+            Verdict::Unknown => self.unknown += 1,
+        }
+        match row.action {
+            RowAction::Moved => self.moved += 1,
+            RowAction::Skipped => self.skipped += 1,
+            RowAction::Planned | RowAction::None => {}
+        }
+    }
+
+    fn examined(&self) -> u64 {
+        self.accept + self.safe_to_retry + self.conflict + self.wait + self.unknown
+    }
+
+    fn would_move(&self) -> u64 {
+        self.accept + self.safe_to_retry + self.conflict
+    }
+
+    /// Exit 5 while a job needs a person (conflict) or could not be judged (unknown).
+    fn exit(&self) -> Exit {
+        if self.conflict > 0 || self.unknown > 0 {
+            Exit::Attention
+        } else {
+            Exit::Done
+        }
+    }
+
+    fn line(&self, applied: bool) -> String {
+        let tail = if applied {
+            format!("; moved {}, skipped {}", self.moved, self.skipped)
+        } else if self.would_move() > 0 {
+            format!(
+                "; {} would move: nothing changed, run with --apply to make these moves",
+                self.would_move()
+            )
+        } else {
+            "; nothing to move".to_string()
+        };
+        format!(
+            "reconcile: examined {}: accept {}, safe_to_retry {}, conflict {}, wait {}, unknown {}{tail}",
+            self.examined(),
+            self.accept,
+            self.safe_to_retry,
+            self.conflict,
+            self.wait,
+            self.unknown
+        )
+    }
+}
+
+/// A job with what its destination said.
+struct Judged {
+    job: Job,
+    lookup: Lookup,
+}
+
+/// A destination as reconcile uses it: its config and token, or why its jobs cannot be judged.
+type Resolved = std::result::Result<(Destination, Option<HeaderValue>), String>;
+
+pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
+    let config = ctx.config()?;
+    if let Some(d) = &args.destination {
+        let dest = crate::remote::configured(config, d)?;
+        crate::remote::http::bearer(d, dest)?;
+    }
+    let staged = args.apply && (!args.yes || args.max.is_some());
+    if args.apply && !args.yes && !ctx.ui.can_prompt() {
+        return Err(Error::usage(
+            "reconcile --apply changes jobs; without a terminal to ask on, it needs --yes",
+        )
+        .hinted(
+            "run it without --apply to see the plan, then add --yes (and --max N) to apply it",
+        ));
+    }
+
+    let http = ctx.http()?.clone();
+    let max_body = config.lookup.max_body_bytes;
+    let (offset, total) = {
+        let db = ctx.db().await?;
+        let offset = rec::clock_offset(&**db).await?;
+        let total = rec::count_uncertain(&**db, args.destination.as_deref()).await?;
+        (offset, args.limit.map_or(total, |l| l.min(total)))
+    };
+
+    // Destinations are resolved once each, on first sight; an unusable one makes its jobs
+    // `unknown` with the reason, and the others go on.
+    let mut resolved: HashMap<String, Arc<Resolved>> = HashMap::new();
+    let mut resolve = |name: &str| -> Arc<Resolved> {
+        if let Some(r) = resolved.get(name) {
+            return r.clone();
+        }
+        let r: Resolved = match config.destination(name) {
+            None => Err(format!(
+                "destination {name} is not configured: add a [destinations.{name}] section to the config file"
+            )),
+            Some(dest) => match crate::remote::http::bearer(name, dest) {
+                Ok(token) => Ok((dest.clone(), token)),
+                Err(e) => Err(e.message),
+            },
+        };
+        if let Err(why) = &r {
+            ctx.ui.warn(why);
+        }
+        let r = Arc::new(r);
+        resolved.insert(name.to_string(), r.clone());
+        r
+    };
+
+    let limiter = args.rps.map(|rps| {
+        let mut interval = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(rps)));
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        Arc::new(tokio::sync::Mutex::new(interval))
+    });
+
+    let pb = ctx.ui.progress(Some(total));
+    pb.set_message("looking up");
+    let actor = ctx.actor.clone();
+    let stream_apply = args.apply && !staged;
+
+    // Keyset pages of uncertain jobs, each read with a pooled connection that is returned
+    // before any lookup starts.
+    let destination = args.destination.clone();
+    let limit = args.limit;
+    let jobs = stream::try_unfold((None::<After>, 0u64, false), move |(after, seen, done)| {
+        let destination = destination.clone();
+        async move {
+            let room = limit.map_or(PAGE, |l| PAGE.min(l.saturating_sub(seen)));
+            if done || room == 0 {
+                return Ok(None);
+            }
+            let page = {
+                let db = ctx.db().await?;
+                rec::uncertain_page(&**db, destination.as_deref(), after, room as i64).await?
+            };
+            let Some(last) = page.last() else {
+                return Ok(None);
+            };
+            let next = After::of(last);
+            let n = page.len() as u64;
+            Ok::<_, Error>(Some((page, (Some(next), seen + n, n < room))))
+        }
+    })
+    .map_ok(|page| stream::iter(page.into_iter().map(Ok::<Job, Error>)))
+    .try_flatten();
+
+    let judged = jobs
+        .map_ok(|job| {
+            let dest = resolve(&job.destination);
+            let http = http.clone();
+            let limiter = limiter.clone();
+            let actor = actor.clone();
+            async move {
+                let lookup = match dest.as_ref() {
+                    Err(why) => unjudged(&job, why),
+                    Ok((d, token)) => {
+                        if let Some(l) = &limiter {
+                            l.lock().await.tick().await;
+                        }
+                        crate::remote::lookup_at(
+                            &http,
+                            &job.destination,
+                            d,
+                            token.as_ref(),
+                            max_body,
+                            &job.external_ref,
+                            Some(&job.payload_hash),
+                            job.sent_at.map(|t| t + offset),
+                        )
+                        .await
+                    }
+                };
+                let judged = Judged { job, lookup };
+                if stream_apply {
+                    let row = apply_one(ctx, &judged, &actor).await?;
+                    Ok::<_, Error>((judged, Some(row)))
+                } else {
+                    Ok((judged, None))
+                }
+            }
+        })
+        .try_buffer_unordered(args.concurrency as usize);
+    futures::pin_mut!(judged);
+
+    let mut summary = Summary::default();
+    if !staged {
+        // Plan only, or --apply --yes without --max: one pass, each job printed as it is
+        // judged (and moved), nothing kept.
+        let mut out = Printer::new(ctx, args.apply);
+        while let Some((judged, applied)) = judged.try_next().await? {
+            let row = applied.unwrap_or_else(|| planned(&judged, args.apply));
+            summary.count(&row);
+            pb.inc(1);
+            pb.suspend(|| out.row(&row))?;
+        }
+        pb.finish_and_clear();
+        out.end(&summary)?;
+        return Ok(summary.exit());
+    }
+
+    // Staged: every lookup first (nothing moves), then --max and the question, then the
+    // moves. Only the jobs that would move keep their evidence.
+    let mut rows: Vec<Row> = Vec::new();
+    let mut moves: Vec<Judged> = Vec::new();
+    while let Some((judged, _)) = judged.try_next().await? {
+        let row = planned(&judged, false);
+        summary.count(&row);
+        pb.inc(1);
+        if rec::action_for(judged.lookup.verdict).is_some() {
+            moves.push(judged);
+            if let Some(max) = args.max {
+                if moves.len() as u64 > max {
+                    pb.finish_and_clear();
+                    return Err(too_many(max, &summary));
+                }
+            }
+        }
+        rows.push(row);
+    }
+    pb.finish_and_clear();
+
+    let go = moves.is_empty() || args.yes || {
+        show_plan(ctx, &summary, &moves);
+        ctx.ui
+            .confirm(&format!("Move these {} jobs?", moves.len()))?
+    };
+    if !go {
+        ctx.ui.status("nothing changed");
+        let mut out = Printer::new(ctx, false);
+        for row in &rows {
+            out.row(row)?;
+        }
+        out.end(&summary)?;
+        return Ok(summary.exit());
+    }
+
+    let pb = ctx.ui.progress(Some(moves.len() as u64));
+    pb.set_message("moving");
+    let mut moved: HashMap<Uuid, Row> = HashMap::with_capacity(moves.len());
+    let mut results = stream::iter(moves.iter().map(|j| apply_one(ctx, j, &actor)))
+        .buffer_unordered(args.concurrency.min(8) as usize);
+    while let Some(row) = results.next().await {
+        let row = row?;
+        pb.inc(1);
+        moved.insert(row.id, row);
+    }
+    pb.finish_and_clear();
+    let mut summary = Summary::default();
+    let mut out = Printer::new(ctx, true);
+    for row in rows {
+        let row = moved.remove(&row.id).unwrap_or(row);
+        summary.count(&row);
+        out.row(&row)?;
+    }
+    out.end(&summary)?;
+    Ok(summary.exit())
+}
+
+/// The verdict for a job whose destination cannot be asked.
+fn unjudged(job: &Job, why: &str) -> Lookup {
+    Lookup {
+        destination: job.destination.clone(),
+        external_ref: job.external_ref.clone(),
+        outcome: Outcome::Unreachable,
+        matches: Vec::new(),
+        content_match: None,
+        verdict: Verdict::Unknown,
+        reason: format!("not looked up: {why}"),
+        evidence: serde_json::Value::Null,
+    }
+}
+
+/// The row for a judged job before (or without) any move.
+fn planned(j: &Judged, applying: bool) -> Row {
+    let action = rec::action_for(j.lookup.verdict);
+    Row {
+        id: j.job.id,
+        external_ref: j.job.external_ref.clone(),
+        destination: j.job.destination.clone(),
+        verdict: j.lookup.verdict,
+        action: match action {
+            Some(_) if !applying => RowAction::Planned,
+            _ => RowAction::None,
+        },
+        to_state: action.map(|a| a.to()),
+        reason: j.lookup.reason.clone(),
+    }
+    .settle_to_state()
+}
+
+impl Row {
+    /// `to_state` only for a job that moves or would move.
+    fn settle_to_state(mut self) -> Row {
+        if matches!(self.action, RowAction::None | RowAction::Skipped) {
+            self.to_state = None;
+        }
+        self
+    }
+}
+
+/// Make the move a judged job's verdict justifies (one short statement; a pooled connection
+/// taken only for it). A lost guard or a locked row is `skipped`, not an error.
+async fn apply_one(ctx: &Context, j: &Judged, actor: &str) -> Result<Row> {
+    let mut row = planned(j, true);
+    if rec::action_for(j.lookup.verdict).is_none() {
+        return Ok(row);
+    }
+    let db = ctx.db().await?;
+    match rec::settle(&**db, &j.job, &j.lookup, actor).await {
+        Ok(Some(Settled::Moved(job))) => {
+            row.action = RowAction::Moved;
+            row.to_state = Some(job.state);
+        }
+        Ok(Some(Settled::ChangedConcurrently(now))) => {
+            row.action = RowAction::Skipped;
+            row.to_state = None;
+            row.reason = format!(
+                "skipped: changed concurrently (now {} at version {}, read at version {})",
+                now.state, now.version, j.job.version
+            );
+        }
+        Ok(None) => {}
+        Err(e) if e.kind == Kind::Busy => {
+            row.action = RowAction::Skipped;
+            row.to_state = None;
+            row.reason = format!("skipped: {}; run reconcile again", e.message);
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(row)
+}
+
+fn too_many(max: u64, summary: &Summary) -> Error {
+    Error::new(
+        Kind::Usage,
+        "too_many_moves",
+        format!(
+            "refusing to apply: more than --max {max} jobs would move (stopped looking after {} examined); nothing changed",
+            summary.examined()
+        ),
+    )
+    .hinted("look at the plan (reconcile without --apply), then raise --max or narrow with --destination / --limit")
+    .with_detail(serde_json::json!({ "max": max, "examined": summary.examined(), "would_move_at_least": summary.would_move() }))
+}
+
+/// The question's context on the terminal: counts per verdict and a few examples.
+fn show_plan(ctx: &Context, summary: &Summary, moves: &[Judged]) {
+    let ui = &ctx.ui;
+    ui.status(&format!(
+        "reconcile would move {} of {} examined jobs:",
+        summary.would_move(),
+        summary.examined()
+    ));
+    for (verdict, n, what) in [
+        ("accept", summary.accept, "→ accepted"),
+        ("safe_to_retry", summary.safe_to_retry, "→ safe_to_retry"),
+        ("conflict", summary.conflict, "→ conflict"),
+        ("wait", summary.wait, "(stay uncertain)"),
+        ("unknown", summary.unknown, "(stay uncertain)"),
+    ] {
+        ui.status(&format!("  {verdict:<14}{n:>8}  {what}"));
+    }
+    ui.status("for example:");
+    for j in moves.iter().take(SAMPLES) {
+        ui.status(&format!(
+            "  {} {} {} → {}: {}",
+            j.job.id,
+            j.job.destination,
+            j.lookup.verdict.as_str(),
+            rec::action_for(j.lookup.verdict).map_or("-", |a| a.to().as_str()),
+            j.lookup.reason
+        ));
+    }
+}
+
+/// Prints rows as they come, so a run over many jobs holds none of them: a JSON document
+/// written piece by piece, one JSON object a line, or one text line a job.
+struct Printer<'a> {
+    ctx: &'a Context,
+    applied: bool,
+    rows: u64,
+}
+
+impl<'a> Printer<'a> {
+    fn new(ctx: &'a Context, applied: bool) -> Printer<'a> {
+        Printer {
+            ctx,
+            applied,
+            rows: 0,
+        }
+    }
+
+    fn row(&mut self, row: &Row) -> Result<()> {
+        let ui = &self.ctx.ui;
+        let first = self.rows == 0;
+        self.rows += 1;
+        match ui.format {
+            Format::Json => {
+                let item = serde_json::to_string(row).map_err(|e| Error::bug(e.to_string()))?;
+                if first {
+                    ui.out_raw(&format!(
+                        "{{\n  \"applied\": {},\n  \"jobs\": [\n    {item}",
+                        self.applied
+                    ))
+                } else {
+                    ui.out_raw(&format!(",\n    {item}"))
+                }
+            }
+            Format::Jsonl => {
+                let item = serde_json::to_string(row).map_err(|e| Error::bug(e.to_string()))?;
+                ui.out(&item)
+            }
+            Format::Table => {
+                if ui.quiet {
+                    return Ok(());
+                }
+                if first {
+                    ui.out(&format!(
+                        "{:<36}  {:<12}  {:<13}  {:<7}  {:<13}  REASON",
+                        "JOB", "DESTINATION", "VERDICT", "ACTION", "TO"
+                    ))?;
+                }
+                let action = match row.action {
+                    RowAction::Moved => "moved",
+                    RowAction::Planned => "planned",
+                    RowAction::Skipped => "skipped",
+                    RowAction::None => "-",
+                };
+                ui.out(&format!(
+                    "{:<36}  {:<12}  {:<13}  {:<7}  {:<13}  {}",
+                    row.id,
+                    row.destination,
+                    row.verdict.as_str(),
+                    action,
+                    row.to_state.map_or("-", State::as_str),
+                    row.reason
+                ))
+            }
+        }
+    }
+
+    fn end(self, summary: &Summary) -> Result<()> {
+        let ui = &self.ctx.ui;
+        match ui.format {
+            Format::Json => {
+                let s = serde_json::to_string(summary).map_err(|e| Error::bug(e.to_string()))?;
+                if self.rows == 0 {
+                    ui.out(&format!(
+                        "{{\n  \"applied\": {},\n  \"jobs\": [],\n  \"summary\": {s}\n}}",
+                        self.applied
+                    ))
+                } else {
+                    ui.out(&format!("\n  ],\n  \"summary\": {s}\n}}"))
+                }
+            }
+            Format::Jsonl => {
+                let s = serde_json::json!({ "applied": self.applied, "summary": summary });
+                ui.out(&s.to_string())
+            }
+            Format::Table => {
+                if ui.quiet {
+                    return Ok(());
+                }
+                ui.out(&summary.line(self.applied))
+            }
+        }
+    }
 }

@@ -1,5 +1,5 @@
-//! The reads `reconcile` and `remote lookup` need: uncertain jobs in keyset pages, and the
-//! database's clock.
+//! What `reconcile` (and `remote lookup`) need from the job table: uncertain jobs in keyset
+//! pages, the database's clock, and the guarded move a lookup's verdict justifies.
 //!
 //! Pages are read in (created_at, id) order from the partial index on open jobs, one short
 //! statement each, so no transaction or row lock is held while the destinations are asked.
@@ -11,7 +11,10 @@ use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::model::{Job, JOB_COLUMNS};
-use crate::error::Result;
+use super::state::Action;
+use super::store::{guarded_move, Effects, MoveOutcome, MoveRequest};
+use crate::error::{Error, Result};
+use crate::remote::{Lookup, Verdict};
 
 /// Where the next page starts: after this (created_at, id).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,4 +72,85 @@ pub async fn clock_offset<C: GenericClient>(client: &C) -> Result<chrono::Durati
     // Read our clock after the round trip: the offset can then only over-state how far
     // ahead we are, which makes `sent_at` look more recent, never settled too early.
     Ok(Utc::now() - db_now)
+}
+
+/// How many uncertain jobs there are (for the progress bar), optionally for one destination.
+pub async fn count_uncertain<C: GenericClient>(
+    client: &C,
+    destination: Option<&str>,
+) -> Result<u64> {
+    let row = match destination {
+        Some(d) => {
+            client
+                .query_one(
+                    "SELECT count(*) FROM publication_jobs WHERE state = 'uncertain' AND destination = $1",
+                    &[&d],
+                )
+                .await?
+        }
+        None => {
+            client
+                .query_one(
+                    "SELECT count(*) FROM publication_jobs WHERE state = 'uncertain'",
+                    &[],
+                )
+                .await?
+        }
+    };
+    let n: i64 = row.try_get(0)?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// The move a verdict justifies, if any (SPEC §3: only these three ever move a job).
+pub fn action_for(verdict: Verdict) -> Option<Action> {
+    match verdict {
+        Verdict::Accept => Some(Action::ReconcileAccepted),
+        Verdict::SafeToRetry => Some(Action::ReconcileSafeToRetry),
+        Verdict::Conflict => Some(Action::ReconcileConflict),
+        Verdict::Wait | Verdict::Unknown => None,
+    }
+}
+
+/// What applying a lookup to a job did.
+#[derive(Debug, Clone)]
+pub enum Settled {
+    Moved(Job),
+    /// The guard matched no row: someone changed the job after it was read. The job now.
+    ChangedConcurrently(Job),
+}
+
+/// The guarded move a lookup justifies, at the version the job was read with, with the
+/// lookup as the event's evidence. `None` when the verdict moves nothing.
+pub async fn settle<C: GenericClient>(
+    client: &C,
+    job: &Job,
+    lookup: &Lookup,
+    actor: &str,
+) -> Result<Option<Settled>> {
+    let Some(action) = action_for(lookup.verdict) else {
+        return Ok(None);
+    };
+    let mut effects = Effects::default();
+    if action == Action::ReconcileAccepted {
+        let [only] = lookup.matches.as_slice() else {
+            return Err(Error::bug("an accept verdict without exactly one match"));
+        };
+        let Some(remote_id) = only.remote_id.clone() else {
+            return Err(Error::bug("an accept verdict without a remote id"));
+        };
+        effects.remote_id = Some(remote_id);
+    }
+    let req = MoveRequest {
+        job_id: job.id,
+        expect_version: job.version,
+        action,
+        actor: actor.to_string(),
+        reason: Some(lookup.reason.clone()),
+        evidence: lookup.evidence.clone(),
+        effects,
+    };
+    Ok(Some(match guarded_move(client, &req).await? {
+        MoveOutcome::Moved { job, .. } => Settled::Moved(job),
+        MoveOutcome::Conflict { current } => Settled::ChangedConcurrently(current),
+    }))
 }

@@ -1,1 +1,532 @@
-//! Tests: reconcile (filled in by its issue).
+//! `reconcile`: the plan changes nothing; `--apply` moves exactly the justified jobs with one
+//! event each; concurrent movers are skipped, never overwritten; `--max`, `--yes` and the
+//! question guard the apply; keyset pages see every uncertain job once.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reconctl::jobs::store::{guarded_move, Effects, MoveOutcome, MoveRequest};
+use reconctl::jobs::{Action, Job, State};
+use serde_json::{json, Value};
+use wiremock::matchers::{method, query_param};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::harness::*;
+use crate::remote::config_for;
+
+const TOKEN: &str = "rec0ncile-t0ken-xyz";
+
+async fn mount(server: &MockServer, job: &Job, resp: ResponseTemplate) {
+    Mock::given(method("GET"))
+        .and(query_param("external_ref", job.external_ref.as_str()))
+        .respond_with(resp)
+        .mount(server)
+        .await;
+}
+
+fn found(id: &str, hash: &str) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!([{"id": id, "payload_hash": hash}]))
+}
+
+/// One uncertain job for each verdict (and each kind of conflict and unknown), a job for a
+/// destination nobody configured, and jobs reconcile must not look at.
+struct World {
+    env: TestEnv,
+    server: MockServer,
+    cfg: String,
+    accept: Job,
+    mismatch: Job,
+    twice: Job,
+    gone: Job,
+    recent: Job,
+    broken: Job,
+    unconfigured: Job,
+    pending: Job,
+    conflict_state: Job,
+}
+
+async fn world() -> World {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    let cfg = env.write_config(&config_for(&server.uri(), "token_env = \"CMS_A_TOKEN\""));
+    let u = |name: &str, ago: i64| Seed::new(name).state(State::Uncertain).sent_ago(ago);
+    let accept = env.seed(u("accept", 600)).await;
+    mount(&server, &accept, found("r-acc", &accept.payload_hash)).await;
+    let mismatch = env.seed(u("mismatch", 600)).await;
+    mount(&server, &mismatch, found("r-mis", &"0".repeat(64))).await;
+    let twice = env.seed(u("twice", 600)).await;
+    mount(
+        &server,
+        &twice,
+        ResponseTemplate::new(200).set_body_json(json!([{"id": "r-1"}, {"id": "r-2"}])),
+    )
+    .await;
+    let gone = env.seed(u("gone", 600)).await;
+    mount(&server, &gone, ResponseTemplate::new(404)).await;
+    let recent = env.seed(u("recent", 10)).await;
+    mount(&server, &recent, ResponseTemplate::new(404)).await;
+    let broken = env.seed(u("broken", 600)).await;
+    mount(&server, &broken, ResponseTemplate::new(500)).await;
+    let unconfigured = env.seed(u("elsewhere", 600).destination("cms-b")).await;
+    // Not uncertain: never looked up, never moved.
+    let pending = env.seed(Seed::new("pending")).await;
+    mount(&server, &pending, ResponseTemplate::new(404)).await;
+    let conflict_state = env
+        .seed(Seed::new("conflicted").state(State::Conflict).sent_ago(600))
+        .await;
+    mount(&server, &conflict_state, ResponseTemplate::new(404)).await;
+    World {
+        env,
+        server,
+        cfg,
+        accept,
+        mismatch,
+        twice,
+        gone,
+        recent,
+        broken,
+        unconfigured,
+        pending,
+        conflict_state,
+    }
+}
+
+impl World {
+    fn reconcile(&self, extra: &[&str]) -> Run {
+        let mut args = vec!["--config", self.cfg.as_str(), "reconcile", "-o", "json"];
+        args.extend_from_slice(extra);
+        Run(self
+            .env
+            .cmd()
+            .env("CMS_A_TOKEN", TOKEN)
+            .args(&args)
+            .write_stdin("")
+            .output()
+            .unwrap())
+    }
+
+    fn all(&self) -> Vec<&Job> {
+        vec![
+            &self.accept,
+            &self.mismatch,
+            &self.twice,
+            &self.gone,
+            &self.recent,
+            &self.broken,
+            &self.unconfigured,
+            &self.pending,
+            &self.conflict_state,
+        ]
+    }
+
+    async fn assert_nothing_changed(&self) {
+        for j in self.all() {
+            assert_eq!(&self.env.job(j.id).await, j, "{} changed", j.article_id);
+            assert_eq!(self.env.events(j.id).await.len(), 1, "{}", j.article_id);
+        }
+    }
+}
+
+/// The output's jobs by id, each without its free-text reason (checked: one line).
+fn rows(out: &Value) -> BTreeMap<String, Value> {
+    out["jobs"]
+        .as_array()
+        .expect("a jobs array")
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            let reason = r.as_object_mut().unwrap().remove("reason").unwrap();
+            let reason = reason.as_str().unwrap();
+            assert!(!reason.is_empty() && !reason.contains('\n'), "{reason}");
+            (r["id"].as_str().unwrap().to_string(), r)
+        })
+        .collect()
+}
+
+fn row(job: &Job, verdict: &str, action: &str, to: Option<&str>) -> (String, Value) {
+    (
+        job.id.to_string(),
+        json!({"id": job.id, "external_ref": job.external_ref, "destination": job.destination,
+               "verdict": verdict, "action": action, "to_state": to}),
+    )
+}
+
+#[tokio::test]
+async fn the_plan_changes_nothing() {
+    let w = world().await;
+    let out = w.reconcile(&[]).expect(5).json();
+    assert_eq!(out["applied"], false);
+    let expected: BTreeMap<String, Value> = [
+        row(&w.accept, "accept", "planned", Some("accepted")),
+        row(&w.mismatch, "conflict", "planned", Some("conflict")),
+        row(&w.twice, "conflict", "planned", Some("conflict")),
+        row(&w.gone, "safe_to_retry", "planned", Some("safe_to_retry")),
+        row(&w.recent, "wait", "none", None),
+        row(&w.broken, "unknown", "none", None),
+        row(&w.unconfigured, "unknown", "none", None),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(rows(&out), expected);
+    assert_eq!(
+        out["summary"],
+        json!({"accept": 1, "safe_to_retry": 1, "conflict": 2, "wait": 1, "unknown": 2,
+               "moved": 0, "skipped": 0})
+    );
+    let why = out["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == json!(w.unconfigured.id))
+        .unwrap()["reason"]
+        .clone();
+    assert!(why.as_str().unwrap().contains("cms-b"), "{why}");
+    w.assert_nothing_changed().await;
+
+    // The people's version: a line a job and the summary.
+    let run = Run(w
+        .env
+        .cmd()
+        .env("CMS_A_TOKEN", TOKEN)
+        .args(["--config", &w.cfg, "reconcile"])
+        .output()
+        .unwrap())
+    .expect(5);
+    let text = run.stdout();
+    assert!(text.contains(&w.accept.id.to_string()), "{text}");
+    assert!(
+        text.contains("examined 7: accept 1, safe_to_retry 1, conflict 2, wait 1, unknown 2"),
+        "{text}"
+    );
+    assert!(text.contains("--apply"), "{text}");
+    w.assert_nothing_changed().await;
+}
+
+#[tokio::test]
+async fn apply_moves_exactly_the_justified_jobs_with_one_event_each() {
+    let w = world().await;
+    let out = w.reconcile(&["--apply", "--yes"]).expect(5).json();
+    assert_eq!(out["applied"], true);
+    let expected: BTreeMap<String, Value> = [
+        row(&w.accept, "accept", "moved", Some("accepted")),
+        row(&w.mismatch, "conflict", "moved", Some("conflict")),
+        row(&w.twice, "conflict", "moved", Some("conflict")),
+        row(&w.gone, "safe_to_retry", "moved", Some("safe_to_retry")),
+        row(&w.recent, "wait", "none", None),
+        row(&w.broken, "unknown", "none", None),
+        row(&w.unconfigured, "unknown", "none", None),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(rows(&out), expected);
+    assert_eq!(
+        out["summary"],
+        json!({"accept": 1, "safe_to_retry": 1, "conflict": 2, "wait": 1, "unknown": 2,
+               "moved": 4, "skipped": 0})
+    );
+
+    let env = &w.env;
+    let accepted = env.job(w.accept.id).await;
+    assert_eq!(accepted.state, State::Accepted);
+    assert_eq!(accepted.remote_id.as_deref(), Some("r-acc"));
+    assert_eq!(accepted.version, w.accept.version + 1);
+    for (job, state, action) in [
+        (&w.accept, State::Accepted, "reconcile_accepted"),
+        (&w.mismatch, State::Conflict, "reconcile_conflict"),
+        (&w.twice, State::Conflict, "reconcile_conflict"),
+        (&w.gone, State::SafeToRetry, "reconcile_safe_to_retry"),
+    ] {
+        assert_eq!(env.job(job.id).await.state, state);
+        let events = env.events(job.id).await;
+        assert_eq!(events.len(), 2, "{}", job.article_id);
+        let e = &events[1];
+        assert_eq!(e.action, action);
+        assert_eq!(e.actor, "tester");
+        assert_eq!(e.from_state, Some(State::Uncertain));
+        assert_eq!(e.from_version, Some(job.version));
+        let lk = &e.evidence["lookup"];
+        assert_eq!(lk["destination"], "cms-a");
+        assert!(
+            lk["url"].as_str().unwrap().contains(&job.external_ref),
+            "{lk}"
+        );
+        assert!(lk["http_status"].is_u64(), "{lk}");
+        assert!(lk["at"].is_string() && lk["elapsed_ms"].is_u64(), "{lk}");
+        assert!(lk["matches"].is_array(), "{lk}");
+        assert!(e.reason.as_deref().is_some_and(|r| !r.is_empty()));
+        let text = serde_json::to_string(&e.evidence).unwrap();
+        assert!(
+            !text.contains(TOKEN),
+            "the token leaked into an event: {text}"
+        );
+    }
+    for job in [
+        &w.recent,
+        &w.broken,
+        &w.unconfigured,
+        &w.pending,
+        &w.conflict_state,
+    ] {
+        assert_eq!(&env.job(job.id).await, job, "{} changed", job.article_id);
+    }
+    // The token went to the destination as a bearer header, and nowhere else.
+    for r in w.server.received_requests().await.unwrap() {
+        assert_eq!(r.headers["authorization"], format!("Bearer {TOKEN}"));
+    }
+    let all_events = env
+        .count(&format!(
+            "SELECT count(*) FROM job_events WHERE evidence::text LIKE '%{TOKEN}%' OR reason LIKE '%{TOKEN}%'"
+        ))
+        .await;
+    assert_eq!(all_events, 0);
+
+    // Run again: it only sees what is still uncertain, and moves nothing twice.
+    let again = w.reconcile(&["--apply", "--yes"]).expect(5).json();
+    assert_eq!(
+        again["summary"],
+        json!({"accept": 0, "safe_to_retry": 0, "conflict": 0, "wait": 1, "unknown": 2,
+               "moved": 0, "skipped": 0})
+    );
+}
+
+#[tokio::test]
+async fn exit_0_when_every_job_got_a_definite_verdict() {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let a = env
+        .seed(Seed::new("a").state(State::Uncertain).sent_ago(600))
+        .await;
+    mount(&server, &a, found("r-a", &a.payload_hash)).await;
+    let b = env
+        .seed(Seed::new("b").state(State::Uncertain).sent_ago(5))
+        .await;
+    mount(&server, &b, ResponseTemplate::new(404)).await;
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "reconcile",
+            "--apply",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(out["summary"]["moved"], 1);
+    assert_eq!(out["summary"]["wait"], 1);
+    // jsonl: one job a line, then the summary line.
+    let lines = env
+        .run(&["--config", &cfg, "reconcile", "-o", "jsonl"])
+        .expect(0)
+        .stdout();
+    let lines: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["id"], json!(b.id));
+    assert_eq!(lines[1]["summary"]["wait"], 1);
+    // Nothing uncertain at all: an empty plan, exit 0.
+    let empty = TestEnv::new().await;
+    let out = empty
+        .run(&["--config", &cfg, "reconcile", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(out["jobs"], json!([]));
+    assert_eq!(out["summary"]["moved"], 0);
+}
+
+#[tokio::test]
+async fn max_refuses_before_moving_anything() {
+    let w = world().await;
+    // Four jobs would move.
+    let run = w.reconcile(&["--apply", "--yes", "--max", "3"]).expect(2);
+    let err = run.json();
+    assert_eq!(err["error"]["code"], "too_many_moves");
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--max 3"),
+        "{err}"
+    );
+    w.assert_nothing_changed().await;
+
+    let out = w
+        .reconcile(&["--apply", "--yes", "--max", "4"])
+        .expect(5)
+        .json();
+    assert_eq!(out["summary"]["moved"], 4);
+}
+
+#[tokio::test]
+async fn apply_without_a_terminal_needs_yes() {
+    let w = world().await;
+    let run = w.reconcile(&["--apply"]).expect(2);
+    assert!(run.stderr().contains("--yes"), "{}", run.stderr());
+    w.assert_nothing_changed().await;
+    assert!(w.server.received_requests().await.unwrap().is_empty());
+}
+
+/// The destination answers slowly; meanwhile another actor settles the job. Reconcile's
+/// guarded move then matches no row: `skipped`, not an error, and the other actor's move stands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_moved_meanwhile_is_skipped() {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    let cfg = env.write_config(
+        &config_for(&server.uri(), "").replace("timeout = \"1s\"", "timeout = \"5s\""),
+    );
+    let job = env
+        .seed(Seed::new("slow").state(State::Uncertain).sent_ago(600))
+        .await;
+    mount(
+        &server,
+        &job,
+        found("r-slow", &job.payload_hash).set_delay(Duration::from_millis(1500)),
+    )
+    .await;
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("reconctl"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("DATABASE_URL", &env.url)
+        .env("RECONCTL_ACTOR", "reconciler")
+        .args([
+            "--config",
+            &cfg,
+            "reconcile",
+            "--apply",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until reconcile has read the job and asked about it.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while server.received_requests().await.unwrap().is_empty() {
+        if Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "reconcile never asked: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let other = env.connect().await;
+    let moved = guarded_move(
+        &other,
+        &MoveRequest {
+            job_id: job.id,
+            expect_version: job.version,
+            action: Action::MarkFailed,
+            actor: "operator".into(),
+            reason: Some("given up by hand".into()),
+            evidence: json!({}),
+            effects: Effects::default(),
+        },
+    )
+    .await
+    .unwrap();
+    assert!(matches!(moved, MoveOutcome::Moved { .. }));
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let run = Run(out).expect(0);
+    let out = run.json();
+    let r = &out["jobs"][0];
+    assert_eq!(r["verdict"], "accept");
+    assert_eq!(r["action"], "skipped");
+    assert_eq!(r["to_state"], Value::Null);
+    assert!(
+        r["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("skipped: changed concurrently"),
+        "{r}"
+    );
+    assert_eq!(out["summary"]["skipped"], 1);
+    assert_eq!(out["summary"]["moved"], 0);
+    let now = env.job(job.id).await;
+    assert_eq!(now.state, State::Failed);
+    let events = env.events(job.id).await;
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[1].actor, "operator");
+}
+
+/// Two reconcilers at once over the same jobs: every job is moved exactly once, whoever wins.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_reconcilers_at_once_move_each_job_once() {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(404).set_delay(Duration::from_millis(5)))
+        .mount(&server)
+        .await;
+    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    for round in 0..3 {
+        let mut ids = BTreeSet::new();
+        for i in 0..60 {
+            let j = env
+                .seed(
+                    Seed::new(&format!("r{round}-{i}"))
+                        .state(State::Uncertain)
+                        .sent_ago(600),
+                )
+                .await;
+            ids.insert(j.id);
+        }
+        let spawn = |actor: &str| {
+            Command::new(assert_cmd::cargo::cargo_bin("reconctl"))
+                .env_clear()
+                .env("PATH", std::env::var("PATH").unwrap_or_default())
+                .env("DATABASE_URL", &env.url)
+                .env("RECONCTL_ACTOR", actor)
+                .args([
+                    "--config",
+                    &cfg,
+                    "reconcile",
+                    "--apply",
+                    "--yes",
+                    "--concurrency",
+                    "16",
+                    "-o",
+                    "json",
+                ])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (a, b) = (spawn("rec-a"), spawn("rec-b"));
+        let outs = tokio::task::spawn_blocking(move || {
+            [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()]
+        })
+        .await
+        .unwrap();
+        let mut moved = 0;
+        for out in outs {
+            let out = Run(out).expect(0).json();
+            moved += out["summary"]["moved"].as_u64().unwrap();
+        }
+        assert_eq!(moved, ids.len() as u64, "round {round}");
+        for id in &ids {
+            assert_eq!(env.job(*id).await.state, State::SafeToRetry);
+            let events = env.events(*id).await;
+            let reconciled = events
+                .iter()
+                .filter(|e| e.action == "reconcile_safe_to_retry")
+                .count();
+            assert_eq!(reconciled, 1, "round {round}: job {id}");
+        }
+    }
+}
