@@ -3,3 +3,4 @@
 //! secrets, TLS, least-privilege roles and a hot standby.
 
 mod model;
+mod bad_input;
