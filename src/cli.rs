@@ -107,6 +107,9 @@ pub enum Command {
     /// Generate man pages and shell completions
     #[command(hide = true)]
     Generate(commands::generate::Args),
+    /// Run the in-memory test destination (for benches and drills)
+    #[command(hide = true, name = "dev-destination")]
+    DevDestination(commands::dev_destination::Args),
 }
 
 /// The `--yes` / `--dry-run` pair of commands that change jobs.
