@@ -238,7 +238,7 @@ pub fn db_error(err: &tokio_postgres::Error) -> Error {
                 "permission",
                 format!("the database refused: {message}"),
             )
-            .hinted("this role lacks the grant; see README, \"Roles\"");
+            .hinted("the database user lacks this grant: inspection needs the role reconctl_reader, mark/sweep/reconcile reconctl_operator, reserve reconctl_worker (GRANT reconctl_operator TO <user>); see README, \"Roles\"");
         }
         return Error::new(
             Kind::Runtime,

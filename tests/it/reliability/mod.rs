@@ -4,3 +4,4 @@
 
 mod model;
 mod bad_input;
+mod roles;
