@@ -11,7 +11,7 @@ use super::Exit;
 use crate::cli::Cli;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::sandbox::Sandbox;
+use crate::sandbox::{drill, Sandbox, Seeded, DESTINATION, SETTLE_AFTER};
 use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]
@@ -62,39 +62,91 @@ async fn stop_signal() -> Result<&'static str> {
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let given = explicit_database_url(ctx);
     // Listen for signals from the start, so Ctrl-C during setup also cleans up (dropping
-    // the setup future drops what it has started).
+    // the setup future drops, and so stops and removes, what it has started).
     let signal = stop_signal();
     tokio::pin!(signal);
-    ctx.ui
-        .status("starting the sandbox: PostgreSQL cluster, destination, jobs…");
+    ctx.ui.status(if given.is_some() {
+        "starting the sandbox: migrating the given database, starting a destination, making jobs…"
+    } else {
+        "starting the sandbox: a throwaway PostgreSQL cluster, a destination, jobs…"
+    });
     let sandbox = tokio::select! {
         s = Sandbox::start(given.as_deref(), &ctx.limits) => s?,
         sig = &mut signal => {
-            sig?;
-            return Err(Error::runtime("interrupted while starting; everything started was removed"));
+            return Err(Error::runtime(format!(
+                "{}: interrupted while starting; everything started was stopped and removed",
+                sig?
+            )));
         }
     };
     let outcome = if args.drill {
-        Err(Error::bug("the drill is not built yet"))
+        tokio::select! {
+            r = run_drill(ctx, &sandbox) => r,
+            sig = &mut signal => Err(Error::runtime(format!("{}: drill interrupted", sig?))),
+        }
     } else {
-        let ready = Ready::new(&sandbox);
-        ctx.ui.emit(&ready)?;
-        ctx.ui.status(&format!(
-            "the sandbox is running; press Ctrl-C to stop it and remove {}",
-            sandbox.dir.path().display()
-        ));
-        let sig = (&mut signal).await?;
-        ctx.ui.status(&format!("{sig}: stopping the sandbox…"));
-        Ok(Exit::Done)
+        wait_for_stop(ctx, &sandbox, &mut signal).await
     };
     let dir = sandbox.dir.path().display().to_string();
-    let cleanup = sandbox.shutdown();
-    match (&outcome, &cleanup) {
-        (_, Err(e)) => ctx.ui.warn(&e.message),
-        (Ok(_), Ok(())) => ctx.ui.status(&format!("stopped; removed {dir}")),
-        _ => {}
+    match sandbox.shutdown() {
+        Err(e) => ctx.ui.warn(&e.message),
+        Ok(()) => ctx.ui.status(&format!("sandbox stopped; removed {dir}")),
     }
     outcome
+}
+
+async fn wait_for_stop(
+    ctx: &Context,
+    sandbox: &Sandbox,
+    signal: &mut std::pin::Pin<&mut impl std::future::Future<Output = Result<&'static str>>>,
+) -> Result<Exit> {
+    ctx.ui.emit(&Ready::new(sandbox))?;
+    ctx.ui.status(&format!(
+        "the sandbox is running; press Ctrl-C to stop it and remove {}",
+        sandbox.dir.path().display()
+    ));
+    let sig = signal.await?;
+    ctx.ui.status(&format!("{sig}: stopping the sandbox…"));
+    Ok(Exit::Done)
+}
+
+async fn run_drill(ctx: &Context, sandbox: &Sandbox) -> Result<Exit> {
+    let live = !ctx.ui.is_json();
+    if live {
+        ctx.ui.out(&Ready::new(sandbox).jobs_text())?;
+    }
+    let outcome = drill::drill(ctx, sandbox, &sandbox.seeded, |step, n, of| {
+        if live {
+            ctx.ui.out(&step.text(n, of))?;
+        }
+        Ok(())
+    })
+    .await?;
+    let report = DrillReport {
+        outcome,
+        jobs: sandbox.seeded.clone(),
+    };
+    ctx.ui.emit(&report)?;
+    let failed: Vec<String> = report
+        .outcome
+        .steps
+        .iter()
+        .filter(|s| !s.ok())
+        .map(|s| format!("`{}` exited {}", s.command, s.exit_code))
+        .collect();
+    if !failed.is_empty() {
+        return Err(Error::runtime(format!(
+            "the drill did not go as an operator would expect: {}",
+            failed.join(", ")
+        )));
+    }
+    if report.outcome.settleable_after > 0 {
+        return Err(Error::attention(format!(
+            "the drill ended with {} uncertain job(s) the destination could settle",
+            report.outcome.settleable_after
+        )));
+    }
+    Ok(Exit::Done)
 }
 
 /// What `reconctl sandbox` prints once it is up.
@@ -103,7 +155,9 @@ struct Ready {
     env: Env,
     dir: String,
     data_dir: Option<String>,
-    next: Vec<&'static str>,
+    destination: Destination,
+    jobs: Seeded,
+    next: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -111,6 +165,13 @@ struct Ready {
 struct Env {
     DATABASE_URL: String,
     RECONCTL_CONFIG: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Destination {
+    name: &'static str,
+    url: String,
+    settle_after: String,
 }
 
 impl Ready {
@@ -122,23 +183,57 @@ impl Ready {
             },
             dir: s.dir.path().display().to_string(),
             data_dir: s.data_dir().map(|d| d.display().to_string()),
+            destination: Destination {
+                name: DESTINATION,
+                url: s.destination.server.url(),
+                settle_after: format!("{}s", SETTLE_AFTER.as_secs()),
+            },
+            jobs: s.seeded.clone(),
             next: vec![
-                "reconctl status",
-                "reconctl jobs uncertain",
-                "reconctl jobs stuck --older-than 1m",
-                "reconctl remote lookup JOB",
-                "reconctl sweep leases",
-                "reconctl reconcile",
-                "reconctl reconcile --apply",
+                "reconctl status".into(),
+                "reconctl jobs uncertain".into(),
+                "reconctl jobs stuck --older-than 10m".into(),
+                format!("reconctl remote lookup {}", s.seeded.lookup_example),
+                "reconctl sweep leases".into(),
+                "reconctl reconcile".into(),
+                "reconctl reconcile --apply".into(),
+                "reconctl check".into(),
             ],
         }
+    }
+
+    /// The jobs it made, for people.
+    fn jobs_text(&self) -> String {
+        let j = &self.jobs;
+        format!(
+            "The sandbox made these jobs through the worker API, against destination {name} ({url}, settle_after {settle}):\n\
+             \x20 {accepted} accepted, {pending} pending, {failed} failed (refused by the destination)\n\
+             \x20 {has} uncertain: the send timed out, but the destination has the article\n\
+             \x20 {lacks} uncertain: the send never arrived\n\
+             \x20 {unsent} in_flight with an expired lease, never sent (the worker died before sending)\n\
+             \x20 {sent} in_flight with an expired lease, sent (one arrived, one did not)\n\
+             \x20 a payload conflict: {conflict} reserved again with other content was refused; the existing job is unchanged\n\
+             \x20 an out-of-order revision: {ooo} revision 1 was accepted after revision 2\n",
+            name = self.destination.name,
+            url = self.destination.url,
+            settle = self.destination.settle_after,
+            accepted = j.accepted,
+            pending = j.pending,
+            failed = j.failed,
+            has = j.uncertain_remote_has,
+            lacks = j.uncertain_remote_lacks,
+            unsent = j.expired_leases_unsent,
+            sent = j.expired_leases_sent,
+            conflict = j.payload_conflict,
+            ooo = j.out_of_order,
+        )
     }
 }
 
 impl Render for Ready {
     fn table(&self, _ui: &Ui) -> String {
-        let mut out = String::new();
-        out.push_str("The sandbox is up. In another shell:\n\n");
+        let mut out = self.jobs_text();
+        out.push_str("\nIn another shell:\n\n");
         out.push_str(&format!(
             "  export DATABASE_URL='{}'\n",
             self.env.DATABASE_URL
@@ -153,5 +248,26 @@ impl Render for Ready {
         }
         out.push_str(&format!("\nEverything lives in {}", self.dir));
         out
+    }
+}
+
+/// The drill's result: `-o json` gets every step with its output.
+#[derive(Debug, Serialize)]
+struct DrillReport {
+    #[serde(flatten)]
+    outcome: drill::Outcome,
+    jobs: Seeded,
+}
+
+impl Render for DrillReport {
+    fn table(&self, _ui: &Ui) -> String {
+        let o = &self.outcome;
+        format!(
+            "── drill {} ──\nuncertain jobs: {} before, {} after; of those left, {} the destination could settle now",
+            if o.ok { "passed" } else { "FAILED" },
+            o.uncertain_before,
+            o.uncertain_after,
+            o.settleable_after
+        )
     }
 }

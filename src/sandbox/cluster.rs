@@ -49,7 +49,7 @@ pub fn find_bin() -> Result<PathBuf> {
             Some((version, e.path().join("bin")))
         })
         .collect();
-    debian.sort_by(|a, b| b.0.cmp(&a.0));
+    debian.sort_by_key(|d| std::cmp::Reverse(d.0));
     candidates.extend(debian.into_iter().map(|(_, p)| p));
     if let Some(path) = std::env::var_os("PATH") {
         for dir in std::env::split_paths(&path) {

@@ -6,16 +6,28 @@
 //! and the destination and removes the directory.
 
 pub mod cluster;
+pub mod destination;
+pub mod drill;
+pub mod scenario;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
+use crate::context::Context;
 use crate::db::{SessionLimits, Target};
 use crate::error::{Error, Result};
 
 pub use cluster::Cluster;
+pub use destination::LocalDestination;
+pub use scenario::Seeded;
 
 /// The destination name the sandbox's jobs and config use.
 pub const DESTINATION: &str = "cms-demo";
+/// The destination's settle_after: short, so a drill need not wait minutes; long enough
+/// that a lookup right after a send says `wait`.
+pub const SETTLE_AFTER: Duration = Duration::from_secs(5);
+/// Who reserves the sandbox's jobs (the worker's own name is its lease owner).
+pub const PRODUCER: &str = "sandbox-producer";
 
 /// A temporary directory removed on drop.
 #[derive(Debug)]
@@ -52,9 +64,11 @@ pub enum Database {
     Given,
 }
 
-/// A running sandbox. Field order is drop order: the cluster stops before the directory
-/// holding it and the config is removed.
+/// A running sandbox. Field order is drop order: the destination, then the cluster, then
+/// the directory holding it and the config.
 pub struct Sandbox {
+    pub destination: LocalDestination,
+    pub seeded: Seeded,
     pub database: Database,
     pub database_url: String,
     pub config_path: PathBuf,
@@ -76,15 +90,11 @@ impl Sandbox {
                 (Database::Throwaway(cluster), url)
             }
         };
-        let sandbox = Sandbox {
-            database,
-            database_url,
-            config_path: dir.path().join("config.toml"),
-            dir,
-        };
-        let mut client = sandbox.connect(limits).await?;
+        let config_path = dir.path().join("config.toml");
+        let target = Target::resolve(Some(&database_url), limits)?;
+        let mut client = target.connect().await?;
         crate::migrate::migrate(&mut client).await?;
-        if matches!(sandbox.database, Database::Given) {
+        if matches!(database, Database::Given) {
             let jobs: i64 = client
                 .query_one("SELECT count(*) FROM publication_jobs", &[])
                 .await?
@@ -96,7 +106,25 @@ impl Sandbox {
                 .hinted("leave out --database-url to get a throwaway cluster, or give it a fresh database (createdb reconctl_sandbox)"));
             }
         }
-        Ok(sandbox)
+        let destination = LocalDestination::start().await?;
+        let config = format!(
+            "# Written by `reconctl sandbox`; removed when it stops.\n{}",
+            destination
+                .server
+                .config_toml(DESTINATION, &format!("{}s", SETTLE_AFTER.as_secs()))
+        );
+        std::fs::write(&config_path, config)
+            .map_err(|e| Error::runtime(format!("cannot write {}: {e}", config_path.display())))?;
+        let seeded =
+            scenario::seed(&client, &destination, DESTINATION, PRODUCER, SETTLE_AFTER).await?;
+        Ok(Sandbox {
+            destination,
+            seeded,
+            database,
+            database_url,
+            config_path,
+            dir,
+        })
     }
 
     pub fn target(&self, limits: &SessionLimits) -> Result<Target> {
@@ -105,6 +133,15 @@ impl Sandbox {
 
     pub async fn connect(&self, limits: &SessionLimits) -> Result<tokio_postgres::Client> {
         self.target(limits)?.connect().await
+    }
+
+    /// A context pointed at the sandbox (its database and config), for in-process lookups.
+    pub fn context(&self, ctx: &Context) -> Context {
+        let mut globals = ctx.globals.clone();
+        globals.database_url = Some(self.database_url.clone());
+        globals.config = Some(self.config_path.clone());
+        globals.actor = Some(ctx.actor.clone());
+        Context::new(globals)
     }
 
     /// The cluster's data directory, when the sandbox started one.
