@@ -53,6 +53,14 @@ impl Sql {
         }
     }
 
+    /// A statement without parameters.
+    pub fn from_text(text: &str) -> Sql {
+        Sql {
+            text: text.to_string(),
+            params: Vec::new(),
+        }
+    }
+
     /// Add a parameter; returns its placeholder (`$3`).
     fn bind<T: ToSql + Sync + Send + 'static>(&mut self, value: T) -> String {
         self.params.push(Box::new(value));
@@ -404,9 +412,10 @@ pub async fn db_now<C: GenericClient>(client: &C) -> Result<DateTime<Utc>> {
 // Counts
 // ---------------------------------------------------------------------------------------
 
-/// Tables up to this many pages (10 MB) are small enough to count `accepted` exactly: a scan
-/// of them costs less than the planner's estimate is worth. Above it, the count is estimated.
-pub const EXACT_COUNT_MAX_PAGES: i64 = 1280;
+/// Tables up to this many pages (2 MB, some thousands of jobs) are small enough to count
+/// `accepted` exactly: scanning them takes about a millisecond. Above it, the count is
+/// estimated (and labelled so), because an exact count reads every accepted row.
+pub const EXACT_COUNT_MAX_PAGES: i64 = 256;
 
 /// Exact counts and oldest ages of the open states, per state and destination: an
 /// index-only scan of `ix_publication_jobs_open_state_age`.

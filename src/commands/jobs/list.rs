@@ -5,7 +5,7 @@
 //! columns suit each list.
 
 use chrono::{DateTime, Utc};
-use comfy_table::{Cell, TableComponent};
+use comfy_table::{Cell, ColumnConstraint, TableComponent};
 use serde::Serialize;
 
 use crate::cli::Page;
@@ -198,6 +198,10 @@ impl Render for JobList {
                 }
             }
             t.add_row(row);
+        }
+        // Ids are copied into the next command: never wrapped; other columns wrap instead.
+        if let Some(id) = t.column_mut(0) {
+            id.set_constraint(ColumnConstraint::ContentWidth);
         }
         let mut text = t.to_string();
         if let Some(c) = &self.next_cursor {

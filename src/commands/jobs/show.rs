@@ -93,12 +93,14 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     Ok(Exit::Done)
 }
 
+/// `a`, `a or b`, `a, b or c`.
 fn states_text(states: &[State]) -> String {
-    states
-        .iter()
-        .map(|s| s.as_str())
-        .collect::<Vec<_>>()
-        .join(" or ")
+    let names: Vec<&str> = states.iter().map(|s| s.as_str()).collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// Whether the transition `t` can be made now, and why (not).
@@ -222,11 +224,7 @@ impl Render for JobDetail {
         let opt = |v: &Option<String>| v.clone().unwrap_or_default();
         let opt_time = |t: Option<DateTime<Utc>>| t.map(|t| when(t, now)).unwrap_or_default();
 
-        let mut cols = ui.table();
-        cols.remove_style(TableComponent::HorizontalLines);
-        cols.remove_style(TableComponent::MiddleIntersections);
-        cols.remove_style(TableComponent::LeftBorderIntersections);
-        cols.remove_style(TableComponent::RightBorderIntersections);
+        let mut cols = plain_table(ui);
         let lease = match &self.lease {
             Some(l) if l.expired => format!(
                 "held by {}, expired {} ago",
@@ -265,11 +263,7 @@ impl Render for JobDetail {
             cols.add_row(vec![Cell::new(name), value]);
         }
 
-        let mut history = ui.table();
-        history.remove_style(TableComponent::HorizontalLines);
-        history.remove_style(TableComponent::MiddleIntersections);
-        history.remove_style(TableComponent::LeftBorderIntersections);
-        history.remove_style(TableComponent::RightBorderIntersections);
+        let mut history = plain_table(ui);
         history.set_header(vec![
             "AT", "ACTOR", "ACTION", "MOVE", "VERSION", "REASON", "EVIDENCE",
         ]);
@@ -296,36 +290,46 @@ impl Render for JobDetail {
         let plural = if n == 1 { "" } else { "s" };
         out.push_str(&format!("\n\nhistory ({n} event{plural})\n"));
         out.push_str(&history.to_string());
-        out.push_str("\n\nmoves\n");
+        out.push_str("\n\nmoves");
         if j.state.is_terminal() {
-            out.push_str(&format!("  none: {} is terminal\n", j.state));
-        }
-        for m in self.moves.iter().filter(|m| m.valid) {
-            out.push_str(&format!(
-                "  valid    {} → {} ({}): {}\n",
-                m.action,
-                m.to,
-                role(m.by),
-                m.why
-            ));
-            if let Some(c) = &m.command {
-                out.push_str(&format!("           $ {c}\n"));
+            out.push_str(&format!(" (none: {} is terminal)", j.state));
+        } else {
+            let mut moves = plain_table(ui);
+            moves.set_header(vec!["MOVE", "BY", "NOW", "WHY"]);
+            // Valid moves first, each with the command that makes it.
+            let ordered = self
+                .moves
+                .iter()
+                .filter(|m| m.valid)
+                .chain(self.moves.iter().filter(|m| !m.valid));
+            for m in ordered {
+                let why = match (&m.command, m.valid) {
+                    (Some(c), true) => format!("{}\n$ {c}", m.why),
+                    _ => m.why.clone(),
+                };
+                moves.add_row(vec![
+                    Cell::new(format!("{} → {}", m.action, m.to)),
+                    Cell::new(role(m.by)),
+                    Cell::new(if m.valid { "valid" } else { "not now" }),
+                    Cell::new(why),
+                ]);
             }
-        }
-        if !j.state.is_terminal() {
-            for m in self.moves.iter().filter(|m| !m.valid) {
-                out.push_str(&format!(
-                    "  not now  {} → {} ({}): {}\n",
-                    m.action,
-                    m.to,
-                    role(m.by),
-                    m.why
-                ));
-            }
+            out.push('\n');
+            out.push_str(&moves.to_string());
         }
         out.truncate(out.trim_end().len());
         out
     }
+}
+
+/// The UI's table, one line a row (no rule between rows).
+fn plain_table(ui: &Ui) -> comfy_table::Table {
+    let mut t = ui.table();
+    t.remove_style(TableComponent::HorizontalLines);
+    t.remove_style(TableComponent::MiddleIntersections);
+    t.remove_style(TableComponent::LeftBorderIntersections);
+    t.remove_style(TableComponent::RightBorderIntersections);
+    t
 }
 
 fn role(r: Role) -> &'static str {
