@@ -138,8 +138,8 @@ fn sweep_from_states() -> Vec<State> {
 /// previous batch locked; NULL for the first batch), `$4` batch size; for the moving
 /// statement also `$5` actor, `$6` grace (humane text, for the evidence).
 ///
-/// `cand` locks the batch. `bound` says how far the scan reached: to the last locked key when
-/// the batch is full, to the cutoff otherwise. `seen` counts the expired jobs in that range,
+/// `cand` locks the batch. `bound` says how far the scan reached (`hi`): to the last locked key
+/// when the batch is full, to the cutoff otherwise. `seen` counts the expired jobs in that range,
 /// as of the statement's snapshot, that the batch did not lock: the skipped ones.
 fn batch_sql(dry_run: bool) -> String {
     let from = state_literals(&sweep_from_states());
@@ -168,21 +168,25 @@ WITH cand AS MATERIALIZED (
     ORDER BY lease_expires_at, id
     LIMIT $4::int
     FOR UPDATE SKIP LOCKED
+), last AS (
+    SELECT lease_expires_at, id FROM cand ORDER BY lease_expires_at DESC, id DESC LIMIT 1
 ), bound AS MATERIALIZED (
-    SELECT count(*) AS locked,
-           (array_agg(lease_expires_at ORDER BY lease_expires_at DESC, id DESC))[1] AS last_exp,
-           (array_agg(id ORDER BY lease_expires_at DESC, id DESC))[1] AS last_id
-    FROM cand
+    SELECT l.locked, l.last_exp, l.last_id,
+           CASE WHEN l.locked < $4::int THEN 'infinity'::timestamptz ELSE l.last_exp END AS hi_exp,
+           CASE WHEN l.locked < $4::int THEN 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid ELSE l.last_id END AS hi_id
+    FROM (SELECT (SELECT count(*) FROM cand) AS locked,
+                 (SELECT lease_expires_at FROM last) AS last_exp,
+                 (SELECT id FROM last) AS last_id) l
 ), seen AS (
     SELECT count(*) AS n
-    FROM publication_jobs p, bound b
+    FROM publication_jobs p
     WHERE p.state IN ({from})
       AND p.lease_expires_at < $1::timestamptz
       AND p.lease_expires_at >= COALESCE($2::timestamptz, '-infinity'::timestamptz)
+      AND p.lease_expires_at <= (SELECT hi_exp FROM bound)
       AND (p.lease_expires_at, p.id) > (COALESCE($2::timestamptz, '-infinity'::timestamptz),
                                         COALESCE($3::uuid, '00000000-0000-0000-0000-000000000000'::uuid))
-      AND (b.locked < $4::int
-           OR (p.lease_expires_at <= b.last_exp AND (p.lease_expires_at, p.id) <= (b.last_exp, b.last_id)))
+      AND (p.lease_expires_at, p.id) <= (SELECT hi_exp, hi_id FROM bound)
       AND NOT EXISTS (SELECT 1 FROM cand c WHERE c.id = p.id)
 )"
     );
