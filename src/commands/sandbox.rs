@@ -125,6 +125,7 @@ async fn run_drill(ctx: &Context, sandbox: &Sandbox) -> Result<Exit> {
     let report = DrillReport {
         outcome,
         jobs: sandbox.seeded.clone(),
+        dir: sandbox.dir.path().display().to_string(),
     };
     ctx.ui.emit(&report)?;
     let failed: Vec<String> = report
@@ -257,6 +258,8 @@ struct DrillReport {
     #[serde(flatten)]
     outcome: drill::Outcome,
     jobs: Seeded,
+    /// Where it ran (removed by the time the command exits).
+    dir: String,
 }
 
 impl Render for DrillReport {

@@ -2,13 +2,19 @@
 //! shell has, every command works against it, Ctrl-C leaves no process and no directory
 //! behind, and the drill ends with no uncertain job the destination could settle.
 
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
+use clap::CommandFactory;
+use reconctl::cli::Cli;
 use serde_json::Value;
+
+use crate::harness::{Seed, TestEnv};
 
 /// The binary with a clean environment. DATABASE_URL points at a server that does not exist:
 /// the sandbox must ignore an inherited one.
@@ -224,9 +230,72 @@ fn assert_cleaned_up(dir: &Path) {
     }
 }
 
+/// The command path (`jobs list`) an argument list runs, by walking the clap tree.
+fn command_path(args: &[&str]) -> String {
+    let mut cmd = Cli::command();
+    let mut path = Vec::new();
+    for a in args {
+        match cmd.find_subcommand(a) {
+            Some(sub) => {
+                path.push(a.to_string());
+                cmd = sub.clone();
+            }
+            None => break,
+        }
+    }
+    path.join(" ")
+}
+
+/// Every command a person can run: visible leaves, and groups that run on their own
+/// (`migrate`).
+fn runnable_commands(cmd: &clap::Command, prefix: &str, out: &mut BTreeSet<String>) {
+    for sub in cmd.get_subcommands() {
+        if sub.is_hide_set() || sub.get_name() == "help" {
+            continue;
+        }
+        let path = format!("{prefix}{}", sub.get_name());
+        if sub.get_subcommands().next().is_none() || !sub.is_subcommand_required_set() {
+            out.insert(path.clone());
+        }
+        runnable_commands(sub, &format!("{path} "), out);
+    }
+}
+
+/// Poll `f` every 100 ms until it returns Some, for at most `secs`.
+fn eventually<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "{what}: not within {secs} s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn ids(list: &Value) -> Vec<String> {
+    list["jobs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a job list: {list}"))
+        .iter()
+        .map(|j| j["id"].as_str().expect("an id").to_string())
+        .collect()
+}
+
 #[test]
-fn sandbox_starts_its_own_cluster_and_ctrl_c_removes_everything() {
+fn sandbox_ignores_an_inherited_database_url_serves_every_command_and_ctrl_c_removes_everything() {
     let sandbox = Running::start();
+    let covered = RefCell::new(BTreeSet::new());
+    let json = |args: &[&str], code: i32| {
+        covered.borrow_mut().insert(command_path(args));
+        sandbox.json(args, code)
+    };
+    let text = |args: &[&str], code: i32| {
+        covered.borrow_mut().insert(command_path(args));
+        sandbox.expect(args, code)
+    };
+
+    // Its own cluster, not the DATABASE_URL the shell had.
     assert!(
         sandbox
             .database_url
@@ -241,7 +310,9 @@ fn sandbox_starts_its_own_cluster_and_ctrl_c_removes_everything() {
         "no postgres process runs on {}",
         data_dir.display()
     );
-    let migrations = sandbox.json(&["migrate", "status", "-o", "json"], 0);
+    assert!(Path::new(&sandbox.config).is_file());
+
+    let migrations = json(&["migrate", "status", "-o", "json"], 0);
     let all = migrations["migrations"]
         .as_array()
         .expect("a migration list");
@@ -249,6 +320,299 @@ fn sandbox_starts_its_own_cluster_and_ctrl_c_removes_everything() {
         !all.is_empty() && all.iter().all(|m| m["state"] == "applied"),
         "the sandbox's database is not migrated: {migrations}"
     );
+    text(&["migrate"], 0);
+    text(&["doctor"], 0);
+    let reference = text(&["ref", "acme", "a-1", "1", "cms-demo"], 0);
+    assert_eq!(
+        reference.trim(),
+        reconctl::jobs::external_ref("acme", "a-1", "1", "cms-demo")
+    );
+    assert!(text(&["status"], 0).contains("uncertain"));
+    json(&["status", "-o", "json"], 0);
+
+    // What the scenario made, seen through the commands.
+    let page = json(&["jobs", "list", "--limit", "10", "-o", "json"], 0);
+    assert_eq!(ids(&page).len(), 10);
+    let cursor = page["next_cursor"].as_str().expect("a next page");
+    let next = json(
+        &[
+            "jobs", "list", "--limit", "10", "--cursor", cursor, "-o", "json",
+        ],
+        0,
+    );
+    assert!(ids(&next).iter().all(|id| !ids(&page).contains(id)));
+    let uncertain = json(&["jobs", "uncertain", "-o", "json"], 0);
+    let uncertain_ids = ids(&uncertain);
+    assert_eq!(uncertain_ids.len(), 5, "{uncertain}");
+    let accepted = json(
+        &[
+            "jobs", "list", "--state", "accepted", "--limit", "100", "-o", "json",
+        ],
+        0,
+    );
+    assert_eq!(ids(&accepted).len(), 39);
+    let failed = json(&["jobs", "list", "--state", "failed", "-o", "json"], 0);
+    assert_eq!(ids(&failed).len(), 1);
+    // The dead worker's leases expire a second after seeding.
+    let stuck = eventually(10, "four expired leases", || {
+        let stuck = json(&["jobs", "stuck", "--older-than", "10m", "-o", "json"], 0);
+        (ids(&stuck).len() == 4).then_some(stuck)
+    });
+    assert!(stuck["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|j| j["state"] == "in_flight"));
+    let shown = json(&["jobs", "show", &uncertain_ids[0], "-o", "json"], 0);
+    assert!(shown.to_string().contains("mark_sent"), "{shown}");
+
+    // Three of the uncertain sends reached the destination, two never did.
+    let mut found = Vec::new();
+    let mut missing = Vec::new();
+    for id in &uncertain_ids {
+        let lookup = json(&["remote", "lookup", id, "-o", "json"], 0);
+        match lookup["outcome"].as_str() {
+            Some("found") => {
+                assert_eq!(lookup["verdict"], "accept", "{lookup}");
+                assert_eq!(lookup["content_match"], true, "{lookup}");
+                found.push(id.clone());
+            }
+            Some("not_found") => missing.push(id.clone()),
+            _ => panic!("unexpected lookup: {lookup}"),
+        }
+    }
+    assert_eq!((found.len(), missing.len()), (3, 2));
+
+    let hash = "ab".repeat(32);
+    text(
+        &[
+            "jobs",
+            "reserve",
+            "--tenant",
+            "acme",
+            "--article",
+            "a-9000",
+            "--revision",
+            "1",
+            "--destination",
+            "cms-demo",
+            "--payload-hash",
+            &hash,
+        ],
+        0,
+    );
+    let marked = json(
+        &[
+            "mark",
+            "accepted",
+            &found[0],
+            "--reason",
+            "the CMS has it",
+            "--yes",
+            "-o",
+            "json",
+        ],
+        0,
+    );
+    assert_eq!(marked["job"]["state"], "accepted", "{marked}");
+    assert!(marked["event"].is_object(), "{marked}");
+    let pending = json(&["jobs", "list", "--state", "pending", "-o", "json"], 0);
+    let given_up = json(
+        &[
+            "mark",
+            "failed",
+            &ids(&pending)[0],
+            "--reason",
+            "withdrawn by the editor",
+            "--yes",
+            "-o",
+            "json",
+        ],
+        0,
+    );
+    assert_eq!(given_up["job"]["state"], "failed", "{given_up}");
+
+    let swept = json(&["sweep", "leases", "-o", "json"], 0);
+    assert_eq!(
+        (&swept["to_pending"], &swept["to_uncertain"]),
+        (&Value::from(2), &Value::from(2)),
+        "{swept}"
+    );
+
+    // A "not found" settles once the destination's settle_after (5 s) has passed.
+    eventually(15, "a settled not-found", || {
+        let lookup = json(&["remote", "lookup", &missing[0], "-o", "json"], 0);
+        (lookup["verdict"] == "safe_to_retry").then_some(())
+    });
+    let retry = json(
+        &[
+            "mark",
+            "safe-to-retry",
+            &missing[0],
+            "--reason",
+            "never arrived",
+            "--yes",
+            "-o",
+            "json",
+        ],
+        0,
+    );
+    assert_eq!(retry["job"]["state"], "safe_to_retry", "{retry}");
+
+    // Left uncertain: 2 the destination has, 1 it lacks, and the 2 swept sends.
+    let plan = json(&["reconcile", "-o", "json"], 0);
+    assert_eq!(plan["applied"], false, "{plan}");
+    assert_eq!(plan["summary"]["accept"], 3, "{plan}");
+    assert_eq!(plan["summary"]["safe_to_retry"], 2, "{plan}");
+    let applied = json(&["reconcile", "--apply", "--yes", "-o", "json"], 0);
+    assert_eq!(applied["summary"]["moved"], 5, "{applied}");
+    assert!(ids(&json(&["jobs", "uncertain", "-o", "json"], 0)).is_empty());
+
+    let metrics = text(&["metrics"], 0);
+    assert!(metrics.contains("# TYPE"), "{metrics}");
+    // The out-of-order revision is something `check` may well report (exit 5).
+    let (code, out, err) = sandbox.run(&["check"]);
+    covered.borrow_mut().insert("check".into());
+    assert!(code == 0 || code == 5, "check exited {code}\n{out}\n{err}");
+
+    let mut expected = BTreeSet::new();
+    runnable_commands(&Cli::command(), "", &mut expected);
+    expected.remove("sandbox");
+    let covered = covered.into_inner();
+    let untried: Vec<&String> = expected.difference(&covered).collect();
+    assert!(
+        untried.is_empty(),
+        "commands not tried against the sandbox: {untried:?}"
+    );
+
     let dir = sandbox.interrupt();
     assert_cleaned_up(&dir);
+}
+
+#[test]
+fn the_drill_passes_with_no_settleable_uncertain_job_left_and_cleans_up() {
+    let out = reconctl()
+        .args(["sandbox", "--drill", "-o", "json"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the drill");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the drill failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let report: Value = serde_json::from_str(&stdout).expect("the drill's JSON report");
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(report["uncertain_before"], 5, "{report}");
+    assert_eq!(report["uncertain_after"], 0, "{report}");
+    assert_eq!(report["settleable_after"], 0, "{report}");
+    let steps = report["steps"].as_array().expect("steps");
+    let commands: Vec<&str> = steps
+        .iter()
+        .map(|s| s["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(commands[0], "reconctl status");
+    assert!(commands.contains(&"reconctl sweep leases"), "{commands:?}");
+    assert!(
+        commands.contains(&"reconctl reconcile --apply --yes"),
+        "{commands:?}"
+    );
+    for step in steps {
+        assert_eq!(step["exit_code"], 0, "{step}");
+    }
+    let dir = PathBuf::from(report["dir"].as_str().expect("the sandbox dir"));
+    assert_cleaned_up(&dir);
+}
+
+#[tokio::test]
+async fn the_drill_on_a_given_database_leaves_the_states_and_histories_a_worker_would() {
+    let env = TestEnv::new().await;
+    // --database-url typed on the command line is used; DATABASE_URL (bogus) is not.
+    let out = reconctl()
+        .args([
+            "sandbox",
+            "--drill",
+            "-o",
+            "json",
+            "--database-url",
+            &env.url,
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the drill");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(&stdout).expect("JSON");
+    let mut states = std::collections::BTreeMap::new();
+    for row in env
+        .client
+        .query(
+            "SELECT state, count(*) FROM publication_jobs GROUP BY state",
+            &[],
+        )
+        .await
+        .unwrap()
+    {
+        states.insert(row.get::<_, String>(0), row.get::<_, i64>(1));
+    }
+    let count = |state: &str| states.get(state).copied().unwrap_or(0);
+    // 39 confirmed + 3 answers lost + 1 dead worker's send that arrived.
+    assert_eq!(count("accepted"), 43, "{states:?}");
+    // 6 never claimed + 2 dead before sending.
+    assert_eq!(count("pending"), 8, "{states:?}");
+    // 2 requests lost + 1 dead worker's send that was lost.
+    assert_eq!(count("safe_to_retry"), 3, "{states:?}");
+    assert_eq!(count("failed"), 1, "{states:?}");
+    assert_eq!(count("uncertain"), 0, "{states:?}");
+    assert_eq!(count("in_flight"), 0, "{states:?}");
+
+    // The refused payload conflict left its job exactly as the worker did.
+    let id: uuid::Uuid = report["jobs"]["payload_conflict_job"]
+        .as_str()
+        .expect("payload_conflict_job")
+        .parse()
+        .expect("a uuid");
+    let actions: Vec<String> = env.events(id).await.into_iter().map(|e| e.action).collect();
+    assert_eq!(actions, ["reserve", "claim", "mark_sent", "complete"]);
+
+    // Revision 1 was accepted after revision 2 of the same article.
+    let (tenant, article) = report["jobs"]["out_of_order"]
+        .as_str()
+        .expect("out_of_order")
+        .split_once('/')
+        .expect("tenant/article");
+    let rows = env
+        .client
+        .query(
+            "SELECT revision_id FROM publication_jobs WHERE tenant_id = $1 AND article_id = $2 \
+             AND state = 'accepted' ORDER BY state_changed_at",
+            &[&tenant, &article],
+        )
+        .await
+        .unwrap();
+    let order: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    assert_eq!(order, ["2", "1"]);
+    // The harness checks every job's event chain when `env` drops.
+}
+
+#[tokio::test]
+async fn the_sandbox_refuses_a_given_database_that_already_has_jobs() {
+    let env = TestEnv::new().await;
+    env.seed(Seed::new("real-1")).await;
+    let out = reconctl()
+        .args(["sandbox", "--drill", "--database-url", &env.url])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the sandbox");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("already holds 1 job"), "{stderr}");
+    assert_eq!(env.count("SELECT count(*) FROM publication_jobs").await, 1);
 }
