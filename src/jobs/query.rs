@@ -613,31 +613,43 @@ pub struct OutOfOrder {
     pub newer: AcceptedRevision,
 }
 
-/// `$1` window in seconds. Finds the jobs accepted within the window through the audit log
-/// (`job_events` primary key, read backwards from the newest event: there is no index on
-/// when an accepted job was accepted, and there need not be one on a table that is 97%
-/// accepted), then their accepted siblings (same tenant, article, destination) through
-/// `ux_publication_jobs_identity`. A pair is out of order when the job of the lower revision
-/// was accepted after the job of the higher one; "accepted" is the job's `state_changed_at`
-/// (accepted is terminal, so it is when the job was accepted).
+/// `$1` window in seconds: the id of the newest event older than the window (0: none). The
+/// events after it are the window's. Read backwards along the primary key, it stops at the
+/// first event old enough.
+pub fn event_window_sql(window: Duration) -> Sql {
+    let mut sql = Sql::new();
+    let window = sql.bind(secs(window));
+    sql.text = format!(
+        "SELECT COALESCE((SELECT id FROM job_events
+                          WHERE at <= now() - make_interval(secs => {window}::float8)
+                          ORDER BY id DESC LIMIT 1), 0)"
+    );
+    sql
+}
+
+/// `$1` an event id (from [`event_window_sql`]). Finds the jobs accepted after that event
+/// through the audit log (`job_events` primary key: there is no index on when an accepted job
+/// was accepted, and there need not be one on a table that is 97% accepted), then their
+/// accepted siblings (same tenant, article, destination) through
+/// `ux_publication_jobs_identity`. The boundary is a separate statement so that the planner
+/// knows it, and with it how few events the window holds. A pair is out of order when the job
+/// of the lower revision was accepted after the job of the higher one; "accepted" is the
+/// job's `state_changed_at` (accepted is terminal, so it is when the job was accepted).
 ///
 /// Revision ids are text. When both are integers they compare numerically, so `10` is newer
 /// than `9` (leading zeros stripped, then the longer number is the larger, equal lengths
 /// compare digit by digit: no overflow whatever their length); otherwise they compare
 /// lexically, byte by byte (`COLLATE "C"`), so the order never depends on the database's
 /// locale.
-pub fn out_of_order_sql(window: Duration) -> Sql {
+pub fn out_of_order_sql(after_event: i64) -> Sql {
     let mut sql = Sql::new();
-    let window = sql.bind(secs(window));
+    let after = sql.bind(after_event);
     let accepted = literal(State::Accepted);
     sql.text = format!(
         "WITH recent AS (
             SELECT DISTINCT e.job_id
             FROM job_events e
-            WHERE e.to_state = {accepted}
-              AND e.id > COALESCE((SELECT b.id FROM job_events b
-                                   WHERE b.at <= now() - make_interval(secs => {window}::float8)
-                                   ORDER BY b.id DESC LIMIT 1), 0)
+            WHERE e.id > {after}::bigint AND e.to_state = {accepted}
         )
         SELECT o.tenant_id, o.article_id, o.destination,
                o.id, o.revision_id, o.state_changed_at,
@@ -665,7 +677,12 @@ pub async fn out_of_order<C: GenericClient>(
     client: &C,
     window: Duration,
 ) -> Result<Vec<OutOfOrder>> {
-    let sql = out_of_order_sql(window);
+    let bound = event_window_sql(window);
+    let after: i64 = client
+        .query_one(&bound.text, &bound.params())
+        .await?
+        .try_get(0)?;
+    let sql = out_of_order_sql(after);
     let rows = client.query(&sql.text, &sql.params()).await?;
     rows.iter()
         .map(|row| {
