@@ -822,7 +822,7 @@ async fn show_judges_each_move_from_the_state_the_lease_and_sent_at() {
     env.run(&["jobs", "show", "not-a-job"]).expect(2);
 }
 
-/// Every RFC 3339 time a table prints (`2026-01-02T03:04:05Z`) as `[time]`, and "(250ms
+/// Every RFC 3339 time a table prints (`2026-01-02T03:04:05Z`) as `[time]` (same width), and "(250ms
 /// ago)" or "(3s ago)" as "(moments ago)"; trailing blanks trimmed (the redactions change
 /// the width of a last column).
 fn tidy(text: &str) -> String {
@@ -841,7 +841,7 @@ fn tidy(text: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         if i + 20 <= bytes.len() && is_time(&bytes[i..i + 20]) {
-            out.push_str("[time]");
+            out.push_str("[time]              ");
             i += 20;
             continue;
         }
@@ -925,21 +925,21 @@ async fn show_table_has_every_column_the_lease_history_and_moves() {
      attempts           0
      lease              held by worker-3, 2h 30m left
      lease_owner        worker-3
-     lease_expires_at   [time] (in 2h 30m)
-     sent_at            [time] (5m 10s ago)
+     lease_expires_at   [time]               (in 2h 30m)
+     sent_at            [time]               (5m 10s ago)
      remote_id
      last_error
-     created_at         [time] (3h 10m ago)
-     updated_at         [time] (moments ago)
-     state_changed_at   [time] (3h 10m ago)
+     created_at         [time]               (3h 10m ago)
+     updated_at         [time]               (moments ago)
+     state_changed_at   [time]               (3h 10m ago)
     ─────────────────────────────────────────────────────────────────────────────────────────
 
     history (2 events)
     ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
      AT                     ACTOR      ACTION   MOVE                    VERSION   REASON          EVIDENCE
     ═════════════════════════════════════════════════════════════════════════════════════════════════════════════════════
-     [time]   seed       seed     ∅ → in_flight           1         test fixture
-     [time]   worker-3   renew    in_flight → in_flight   1 → 2     still sending   attempt=1, http={…},
+     [time]                 seed       seed     ∅ → in_flight           1         test fixture
+     [time]                 worker-3   renew    in_flight → in_flight   1 → 2     still sending   attempt=1, http={…},
                                                                                                   note=a long note that
                                                                                                   goes on and on, …
     ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
