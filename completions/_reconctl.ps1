@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -66,6 +67,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List every migration: applied, pending, divergent or missing')
@@ -85,6 +87,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -113,6 +116,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -130,6 +134,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -147,6 +152,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List jobs, filtered, in keyset pages')
@@ -178,6 +184,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -195,6 +202,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -215,6 +223,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -236,6 +245,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -259,6 +269,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -303,6 +314,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -320,6 +332,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('lookup', 'lookup', [CompletionResultType]::ParameterValue, 'Ask the destination whether it has the job; print outcome, matches and verdict')
@@ -342,6 +355,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -370,6 +384,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it')
@@ -398,6 +413,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -421,6 +437,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -444,6 +461,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -480,6 +498,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('leases', 'leases', [CompletionResultType]::ParameterValue, 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED')
@@ -504,6 +523,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -540,6 +560,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -557,6 +578,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -566,6 +588,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--max-conflict', '--max-conflict', [CompletionResultType]::ParameterName, 'Most conflict jobs tolerated')
             [CompletionResult]::new('--stuck-after', '--stuck-after', [CompletionResultType]::ParameterName, 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck')
             [CompletionResult]::new('--uncertain-after', '--uncertain-after', [CompletionResultType]::ParameterName, 'An uncertain job older than this is a violation even within --max-uncertain')
+            [CompletionResult]::new('--order-window', '--order-window', [CompletionResultType]::ParameterName, 'Look for out-of-order publications (an older revision accepted after a newer one) among the jobs accepted this recently; run check more often than this')
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
@@ -578,6 +601,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -596,6 +620,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

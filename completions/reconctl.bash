@@ -230,7 +230,7 @@ _reconctl() {
 
     case "${cmd}" in
         reconctl)
-            opts="-o -q -v -h -V --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help --version migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help"
+            opts="-o -q -v -h -V --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help --version migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -276,7 +276,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__check)
-            opts="-o -q -v -h --max-uncertain --max-conflict --stuck-after --uncertain-after --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --max-uncertain --max-conflict --stuck-after --uncertain-after --order-window --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,6 +295,10 @@ _reconctl() {
                     return 0
                     ;;
                 --uncertain-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --order-window)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -338,7 +342,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__doctor)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -734,7 +738,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help list show uncertain stuck reserve help"
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help list show uncertain stuck reserve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -878,7 +882,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__list)
-            opts="-o -q -v -h --state --destination --tenant --article --external-ref --older-than --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --state --destination --tenant --article --external-ref --older-than --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -956,7 +960,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__reserve)
-            opts="-o -q -v -h --tenant --article --revision --destination --payload-file --payload-hash --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --tenant --article --revision --destination --payload-file --payload-hash --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1026,7 +1030,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__show)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1072,7 +1076,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__stuck)
-            opts="-o -q -v -h --older-than --destination --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --older-than --destination --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1134,7 +1138,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__uncertain)
-            opts="-o -q -v -h --destination --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --destination --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1192,7 +1196,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__mark)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help accepted safe-to-retry failed help"
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help accepted safe-to-retry failed help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1238,7 +1242,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__mark__subcmd__accepted)
-            opts="-y -o -q -v -h --reason --expect-version --no-lookup --yes --dry-run --remote-id --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-y -o -q -v -h --reason --expect-version --no-lookup --yes --dry-run --remote-id --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1296,7 +1300,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__mark__subcmd__failed)
-            opts="-y -o -q -v -h --reason --expect-version --no-lookup --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-y -o -q -v -h --reason --expect-version --no-lookup --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1420,7 +1424,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__mark__subcmd__safe__subcmd__to__subcmd__retry)
-            opts="-y -o -q -v -h --reason --expect-version --no-lookup --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-y -o -q -v -h --reason --expect-version --no-lookup --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1474,7 +1478,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__metrics)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1520,7 +1524,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__migrate)
-            opts="-o -q -v -h --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help status help"
+            opts="-o -q -v -h --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1608,7 +1612,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__migrate__subcmd__status)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1654,7 +1658,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__reconcile)
-            opts="-y -o -q -v -h --destination --limit --concurrency --rps --apply --yes --max --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-y -o -q -v -h --destination --limit --concurrency --rps --apply --yes --max --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1720,7 +1724,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__ref)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1766,7 +1770,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__remote)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help lookup help"
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help lookup help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1854,7 +1858,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__remote__subcmd__lookup)
-            opts="-o -q -v -h --destination --ref --payload-hash --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --destination --ref --payload-hash --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1912,7 +1916,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__sandbox)
-            opts="-o -q -v -h --drill --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --drill --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1958,7 +1962,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__status)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2004,7 +2008,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__sweep)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help leases help"
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help leases help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2092,7 +2096,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__sweep__subcmd__leases)
-            opts="-o -q -v -h --grace --batch --limit --max-runtime --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --help"
+            opts="-o -q -v -h --grace --batch --limit --max-runtime --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -30,6 +30,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -62,6 +63,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
             cand status 'List every migration: applied, pending, divergent or missing'
@@ -80,6 +82,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -104,6 +107,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -120,6 +124,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -136,6 +141,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
             cand list 'List jobs, filtered, in keyset pages'
@@ -166,6 +172,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -182,6 +189,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -201,6 +209,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -221,6 +230,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -243,6 +253,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -279,6 +290,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -295,6 +307,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
             cand lookup 'Ask the destination whether it has the job; print outcome, matches and verdict'
@@ -316,6 +329,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -340,6 +354,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
             cand accepted 'uncertain/conflict → accepted: the destination has it'
@@ -367,6 +382,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -389,6 +405,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -411,6 +428,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -441,6 +459,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
             cand leases 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
@@ -464,6 +483,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -496,6 +516,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -512,6 +533,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -520,6 +542,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --max-conflict 'Most conflict jobs tolerated'
             cand --stuck-after 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck'
             cand --uncertain-after 'An uncertain job older than this is a violation even within --max-uncertain'
+            cand --order-window 'Look for out-of-order publications (an older revision accepted after a newer one) among the jobs accepted this recently; run check more often than this'
             cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
@@ -532,6 +555,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -549,6 +573,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
             cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
         }

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_reconctl_global_optspecs
-    string join \n database-url= config= o/output= actor= statement-timeout= lock-timeout= color= q/quiet v/verbose h/help V/version
+    string join \n database-url= config= o/output= actor= statement-timeout= lock-timeout= color= q/quiet v/verbose read-only h/help V/version
 end
 
 function __fish_reconctl_needs_command
@@ -37,6 +37,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_needs_command" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_needs_command" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_needs_command" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c reconctl -n "__fish_reconctl_needs_command" -s V -l version -d 'Print version'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "migrate" -d 'Apply the embedded schema migrations, or list them'
@@ -66,6 +67,7 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l dry-run -d 'List what would be applied, apply nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -82,6 +84,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from help" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -98,6 +101,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
@@ -112,6 +116,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
@@ -126,6 +131,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "list" -d 'List jobs, filtered, in keyset pages'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "show" -d 'One job (by id or external_ref) with its event history'
@@ -154,6 +160,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
@@ -168,6 +175,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l destination -d 'Only jobs for this destination' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l limit -d 'At most this many jobs (1 to 10000)' -r
@@ -185,6 +193,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l older-than -d 'pending or safe_to_retry jobs waiting longer than this (in_flight jobs count once their lease expired)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l destination -d 'Only jobs for this destination' -r
@@ -203,6 +212,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l tenant -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l article -r
@@ -223,6 +233,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "list" -d 'List jobs, filtered, in keyset pages'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "show" -d 'One job (by id or external_ref) with its event history'
@@ -243,6 +254,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
@@ -257,6 +269,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -f -a "lookup" -d 'Ask the destination whether it has the job; print outcome, matches and verdict'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -276,6 +289,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from help" -f -a "lookup" -d 'Ask the destination whether it has the job; print outcome, matches and verdict'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -292,6 +306,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -f -a "accepted" -d 'uncertain/conflict → accepted: the destination has it'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it'
@@ -316,6 +331,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l dry-run -d 'Show what would happen, change nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l reason -d 'Why (recorded in the event)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l expect-version -d 'The version the runbook saw; refuse (exit 3) if the job has moved since' -r
@@ -335,6 +351,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l dry-run -d 'Show what would happen, change nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l reason -d 'Why (recorded in the event)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l expect-version -d 'The version the runbook saw; refuse (exit 3) if the job has moved since' -r
@@ -354,6 +371,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l dry-run -d 'Show what would happen, change nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "accepted" -d 'uncertain/conflict → accepted: the destination has it'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it'
@@ -372,6 +390,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -393,6 +412,7 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l dry-run -d 'Count what would move, move nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from help" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -416,6 +436,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l apply -d
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s y -l yes -d 'Do not ask before applying; needed without a terminal'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
@@ -430,11 +451,13 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l max-uncertain -d 'Most uncertain jobs tolerated' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l max-conflict -d 'Most conflict jobs tolerated' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l stuck-after -d 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l uncertain-after -d 'An uncertain job older than this is a violation even within --max-uncertain' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l order-window -d 'Look for out-of-order publications (an older revision accepted after a newer one) among the jobs accepted this recently; run check more often than this' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
@@ -448,6 +471,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
@@ -463,6 +487,7 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l drill -d 'Run the incident walk-through non-interactively, then clean up'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "migrate" -d 'Apply the embedded schema migrations, or list them'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "doctor" -d 'Check the connection, migrations, indexes and destinations'
