@@ -58,6 +58,11 @@ pub fn find_bin() -> Result<PathBuf> {
             }
         }
     }
+    with_server_binaries(candidates)
+}
+
+/// The first directory holding all three server binaries, or the error naming the package.
+fn with_server_binaries(candidates: Vec<PathBuf>) -> Result<PathBuf> {
     candidates
         .into_iter()
         .find(|dir| {
@@ -301,5 +306,44 @@ impl Cluster {
 impl Drop for Cluster {
     fn drop(&mut self) {
         let _ = self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_server_binaries_is_an_error_naming_the_package() {
+        let empty = std::env::temp_dir().join("reconctl-no-such-pg-bin");
+        let err = with_server_binaries(vec![empty]).unwrap_err();
+        assert_eq!(err.exit_code(), 1);
+        assert!(
+            err.message.contains("initdb, pg_ctl, postgres"),
+            "{}",
+            err.message
+        );
+        let hint = err.hint.unwrap_or_default();
+        assert!(hint.contains("apt-get install postgresql"), "{hint}");
+        assert!(hint.contains("PG_BIN"), "{hint}");
+    }
+
+    #[test]
+    fn the_first_directory_with_all_three_binaries_wins() {
+        let root = std::env::temp_dir().join(format!("reconctl-pg-bin-{}", std::process::id()));
+        let partial = root.join("partial");
+        let full = root.join("full");
+        for (dir, bins) in [
+            (&partial, &["initdb"][..]),
+            (&full, &["initdb", "pg_ctl", "postgres"][..]),
+        ] {
+            std::fs::create_dir_all(dir).unwrap();
+            for b in bins {
+                std::fs::write(dir.join(b), "").unwrap();
+            }
+        }
+        let found = with_server_binaries(vec![root.join("missing"), partial, full.clone()]);
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(found.unwrap(), full);
     }
 }

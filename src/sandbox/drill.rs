@@ -121,6 +121,8 @@ impl Runner {
             "PGPASSWORD",
             "PGDATABASE",
             "PGSSLMODE",
+            // The drill changes jobs: a read-only session would refuse its moves.
+            "RECONCTL_READ_ONLY",
         ] {
             cmd.env_remove(var);
         }
