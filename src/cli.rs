@@ -71,6 +71,11 @@ pub struct GlobalArgs {
     /// Say more (e.g. `check` prints its findings even when healthy)
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+
+    /// Open every session read-only: inspection runs on any server of a multi-host URL, a hot
+    /// standby included, and PostgreSQL itself refuses any change
+    #[arg(long, global = true, env = "RECONCTL_READ_ONLY", value_parser = clap::builder::BoolishValueParser::new())]
+    pub read_only: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -36,6 +36,7 @@ impl Context {
                 .map_or(Duration::from_secs(10), |d| d.0),
             lock_timeout: globals.lock_timeout.map_or(Duration::from_secs(2), |d| d.0),
             connect_timeout: Duration::from_secs(5),
+            read_only: globals.read_only,
         };
         let actor = globals
             .actor

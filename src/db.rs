@@ -54,6 +54,9 @@ pub struct SessionLimits {
     pub statement_timeout: Duration,
     pub lock_timeout: Duration,
     pub connect_timeout: Duration,
+    /// `--read-only`: every transaction read-only (`default_transaction_read_only`), and any
+    /// server of a multi-host URL will do, a hot standby included.
+    pub read_only: bool,
 }
 
 impl Default for SessionLimits {
@@ -62,6 +65,7 @@ impl Default for SessionLimits {
             statement_timeout: Duration::from_secs(10),
             lock_timeout: Duration::from_secs(2),
             connect_timeout: Duration::from_secs(5),
+            read_only: false,
         }
     }
 }
@@ -141,6 +145,14 @@ impl Target {
             limits.lock_timeout.as_millis(),
             (limits.statement_timeout.as_millis() * 3).max(30_000),
         );
+        let opts = if limits.read_only {
+            // A read-only session reports transaction_read_only = on even on the primary, so
+            // a read-write requirement could match no server at all: any server will do.
+            config.target_session_attrs(tokio_postgres::config::TargetSessionAttrs::Any);
+            format!("{opts} -c default_transaction_read_only=on")
+        } else {
+            opts
+        };
         config.options(opts.trim());
         Ok(Target {
             config,

@@ -222,7 +222,7 @@ pub fn db_error(err: &tokio_postgres::Error) -> Error {
                 "read_only",
                 format!("the database refused a change: {message}"),
             )
-            .hinted("this connection reaches a read-only server (a hot standby?); point --database-url at the primary, e.g. with target_session_attrs=read-write");
+            .hinted("nothing changed: this session is read-only (a hot standby, or --read-only); to make changes, drop --read-only and reach the primary, e.g. with a multi-host URL and target_session_attrs=read-write");
         }
         if *code == SqlState::UNDEFINED_TABLE {
             return Error::new(

@@ -1,5 +1,6 @@
 //! The domain: jobs, their states and the transition table, the guarded move, the worker API.
 
+pub mod commit;
 pub mod external_ref;
 pub mod model;
 pub mod query;

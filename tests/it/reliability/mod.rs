@@ -5,3 +5,7 @@
 mod model;
 mod bad_input;
 mod roles;
+mod cluster;
+mod tls;
+mod faults;
+mod ha;
