@@ -162,7 +162,8 @@ fn collect_pages(
 /// their line breaks kept (clap_mangen would run examples together into one paragraph).
 fn man_page(cmd: &clap::Command, parent: Option<&str>) -> Result<Vec<u8>> {
     let io = |e: std::io::Error| Error::bug(format!("cannot render a man page: {e}"));
-    let man = Man::new(cmd.clone());
+    // Every page names the program and its version in the footer, not just its subcommand.
+    let man = Man::new(cmd.clone()).source(format!("reconctl {}", env!("CARGO_PKG_VERSION")));
     let preamble = Roff::new().render();
     let mut page: Vec<u8> = Vec::new();
     let mut section = |render: &dyn Fn(&mut Vec<u8>) -> std::io::Result<()>| -> Result<()> {

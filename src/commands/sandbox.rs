@@ -16,14 +16,12 @@ use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    long_about = "Start a throwaway PostgreSQL cluster (from the machine's initdb/pg_ctl: PG_BIN, pg_config --bindir, \
-/usr/lib/postgresql/*/bin or PATH) in a temporary directory on a free 127.0.0.1 port, a local destination answering \
-the lookup contract, a config file for it, and realistic jobs made through the worker API: accepted, pending, \
-sends that timed out after the destination accepted them, sends that never arrived, expired leases, a refused \
-payload conflict, an out-of-order revision. Prints the environment to export, then waits; Ctrl-C stops and \
-removes everything it started.\n\nAn inherited DATABASE_URL is ignored; only --database-url typed on this \
-command line makes the sandbox use (and migrate) that database instead, which must hold no jobs.",
-    after_help = "Examples:\n  reconctl sandbox            # start, print the environment to export, wait for Ctrl-C\n  reconctl sandbox --drill    # run the incident walk-through and clean up"
+    after_help = "Examples:\n  reconctl sandbox            # start, print the environment to export, wait for Ctrl-C\n  reconctl sandbox --drill    # run the incident walk-through and clean up\n  scripts/demo                # build the release binary and run the drill\n\n\
+The sandbox starts its own PostgreSQL cluster from this machine's initdb and pg_ctl (PG_BIN, pg_config --bindir, \
+/usr/lib/postgresql/*/bin or PATH; Debian/Ubuntu: apt-get install postgresql) in a temporary directory, on a free \
+127.0.0.1 port. An inherited DATABASE_URL is ignored, so a first run never adds demo jobs to a real database; only \
+--database-url typed on this command line makes it use (and migrate) that database, which must hold no jobs. \
+Ctrl-C stops and removes everything it started."
 )]
 pub struct Args {
     /// Run the incident walk-through non-interactively, then clean up

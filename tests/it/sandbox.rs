@@ -444,6 +444,8 @@ fn sandbox_ignores_an_inherited_database_url_serves_every_command_and_ctrl_c_rem
         let lookup = json(&["remote", "lookup", &missing[0], "-o", "json"], 0);
         (lookup["verdict"] == "safe_to_retry").then_some(())
     });
+    // The other lost sends left a few milliseconds later; let them settle too.
+    std::thread::sleep(Duration::from_millis(500));
     let retry = json(
         &[
             "mark",
