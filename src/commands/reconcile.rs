@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::stream::{self, StreamExt, TryStreamExt};
+use futures::channel::mpsc;
+use futures::{SinkExt, StreamExt};
 use reqwest::header::HeaderValue;
 use serde::Serialize;
 use uuid::Uuid;
@@ -157,7 +158,6 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         let dest = crate::remote::configured(config, d)?;
         crate::remote::http::bearer(d, dest)?;
     }
-    let staged = args.apply && (!args.yes || args.max.is_some());
     if args.apply && !args.yes && !ctx.ui.can_prompt() {
         return Err(Error::usage(
             "reconcile --apply changes jobs; without a terminal to ask on, it needs --yes",
@@ -166,128 +166,53 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
             "run it without --apply to see the plan, then add --yes (and --max N) to apply it",
         ));
     }
+    // With --yes and no --max, each job is moved as soon as it is judged and nothing is
+    // kept. Otherwise every lookup comes first: --max must refuse before anything moves,
+    // and the question needs the whole plan.
+    let staged = args.apply && (!args.yes || args.max.is_some());
+    let actor = ctx.actor.clone();
 
-    let http = ctx.http()?.clone();
-    let max_body = config.lookup.max_body_bytes;
     let (offset, total) = {
         let db = ctx.db().await?;
         let offset = rec::clock_offset(&**db).await?;
         let total = rec::count_uncertain(&**db, args.destination.as_deref()).await?;
         (offset, args.limit.map_or(total, |l| l.min(total)))
     };
-
-    // Destinations are resolved once each, on first sight; an unusable one makes its jobs
-    // `unknown` with the reason, and the others go on.
-    let mut resolved: HashMap<String, Arc<Resolved>> = HashMap::new();
-    let mut resolve = |name: &str| -> Arc<Resolved> {
-        if let Some(r) = resolved.get(name) {
-            return r.clone();
-        }
-        let r: Resolved = match config.destination(name) {
-            None => Err(format!(
-                "destination {name} is not configured: add a [destinations.{name}] section to the config file"
-            )),
-            Some(dest) => match crate::remote::http::bearer(name, dest) {
-                Ok(token) => Ok((dest.clone(), token)),
-                Err(e) => Err(e.message),
-            },
-        };
-        if let Err(why) = &r {
-            ctx.ui.warn(why);
-        }
-        let r = Arc::new(r);
-        resolved.insert(name.to_string(), r.clone());
-        r
-    };
-
-    let limiter = args.rps.map(|rps| {
-        let mut interval = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(rps)));
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        Arc::new(tokio::sync::Mutex::new(interval))
-    });
-
     let pb = ctx.ui.progress(Some(total));
     pb.set_message("looking up");
-    let actor = ctx.actor.clone();
-    let stream_apply = args.apply && !staged;
+    let (produce, judged) = lookups(ctx, args, offset)?;
+    let mut summary = Summary::default();
 
-    // Keyset pages of uncertain jobs, each read with a pooled connection that is returned
-    // before any lookup starts.
-    let destination = args.destination.clone();
-    let limit = args.limit;
-    let jobs = stream::try_unfold((None::<After>, 0u64, false), move |(after, seen, done)| {
-        let destination = destination.clone();
-        async move {
-            let room = limit.map_or(PAGE, |l| PAGE.min(l.saturating_sub(seen)));
-            if done || room == 0 {
-                return Ok(None);
-            }
-            let page = {
-                let db = ctx.db().await?;
-                rec::uncertain_page(&**db, destination.as_deref(), after, room as i64).await?
-            };
-            let Some(last) = page.last() else {
-                return Ok(None);
-            };
-            let next = After::of(last);
-            let n = page.len() as u64;
-            Ok::<_, Error>(Some((page, (Some(next), seen + n, n < room))))
-        }
-    })
-    .map_ok(|page| stream::iter(page.into_iter().map(Ok::<Job, Error>)))
-    .try_flatten();
-
-    let judged = jobs
-        .map_ok(|job| {
-            let dest = resolve(&job.destination);
-            let http = http.clone();
-            let limiter = limiter.clone();
-            let actor = actor.clone();
-            async move {
-                let lookup = match dest.as_ref() {
-                    Err(why) => unjudged(&job, why),
-                    Ok((d, token)) => {
-                        if let Some(l) = &limiter {
-                            l.lock().await.tick().await;
+    if !staged {
+        let consume = async {
+            let mut out = Printer::new(ctx, args.apply);
+            // Whatever lookups are ready, up to a batch, goes to the database in one
+            // statement; a few batches are written at once so the moves keep up.
+            let mut batches = judged
+                .ready_chunks(BATCH)
+                .map(|chunk| {
+                    let actor = &actor;
+                    async move {
+                        if args.apply {
+                            apply_batch(ctx, &chunk, actor).await
+                        } else {
+                            Ok(chunk.iter().map(|j| planned(j, false)).collect())
                         }
-                        crate::remote::lookup_at(
-                            &http,
-                            &job.destination,
-                            d,
-                            token.as_ref(),
-                            max_body,
-                            &job.external_ref,
-                            Some(&job.payload_hash),
-                            job.sent_at.map(|t| t + offset),
-                        )
-                        .await
                     }
-                };
-                let judged = Judged { job, lookup };
-                if stream_apply {
-                    let row = apply_one(ctx, &judged, &actor).await?;
-                    Ok::<_, Error>((judged, Some(row)))
-                } else {
-                    Ok((judged, None))
+                })
+                .buffer_unordered(WRITERS);
+            while let Some(rows) = batches.next().await {
+                let rows: Vec<Row> = rows?;
+                for row in rows {
+                    summary.count(&row);
+                    pb.inc(1);
+                    pb.suspend(|| out.row(&row))?;
                 }
             }
-        })
-        .try_buffer_unordered(args.concurrency as usize);
-    futures::pin_mut!(judged);
-
-    let mut summary = Summary::default();
-    if !staged {
-        // Plan only, or --apply --yes without --max: one pass, each job printed as it is
-        // judged (and moved), nothing kept.
-        let mut out = Printer::new(ctx, args.apply);
-        while let Some((judged, applied)) = judged.try_next().await? {
-            let row = applied.unwrap_or_else(|| planned(&judged, args.apply));
-            summary.count(&row);
-            pb.inc(1);
-            pb.suspend(|| out.row(&row))?;
-        }
-        pb.finish_and_clear();
-        out.end(&summary)?;
+            pb.finish_and_clear();
+            out.end(&summary)
+        };
+        futures::try_join!(produce, consume)?;
         return Ok(summary.exit());
     }
 
@@ -295,22 +220,27 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     // moves. Only the jobs that would move keep their evidence.
     let mut rows: Vec<Row> = Vec::new();
     let mut moves: Vec<Judged> = Vec::new();
-    while let Some((judged, _)) = judged.try_next().await? {
-        let row = planned(&judged, false);
-        summary.count(&row);
-        pb.inc(1);
-        if rec::action_for(judged.lookup.verdict).is_some() {
-            moves.push(judged);
-            if let Some(max) = args.max {
-                if moves.len() as u64 > max {
-                    pb.finish_and_clear();
-                    return Err(too_many(max, &summary));
+    let collect = async {
+        let mut judged = judged;
+        while let Some(j) = judged.next().await {
+            let row = planned(&j, false);
+            summary.count(&row);
+            pb.inc(1);
+            if rec::action_for(j.lookup.verdict).is_some() {
+                moves.push(j);
+                if let Some(max) = args.max {
+                    if moves.len() as u64 > max {
+                        return Err(too_many(max, &summary));
+                    }
                 }
             }
+            rows.push(row);
         }
-        rows.push(row);
-    }
+        Ok(())
+    };
+    let collected = futures::try_join!(produce, collect);
     pb.finish_and_clear();
+    collected?;
 
     let go = moves.is_empty() || args.yes || {
         show_plan(ctx, &summary, &moves);
@@ -330,12 +260,11 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let pb = ctx.ui.progress(Some(moves.len() as u64));
     pb.set_message("moving");
     let mut moved: HashMap<Uuid, Row> = HashMap::with_capacity(moves.len());
-    let mut results = stream::iter(moves.iter().map(|j| apply_one(ctx, j, &actor)))
-        .buffer_unordered(args.concurrency.min(8) as usize);
-    while let Some(row) = results.next().await {
-        let row = row?;
-        pb.inc(1);
-        moved.insert(row.id, row);
+    for chunk in moves.chunks(BATCH) {
+        for row in apply_batch(ctx, chunk, &actor).await? {
+            pb.inc(1);
+            moved.insert(row.id, row);
+        }
     }
     pb.finish_and_clear();
     let mut summary = Summary::default();
@@ -347,6 +276,174 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     }
     out.end(&summary)?;
     Ok(summary.exit())
+}
+
+/// Moves per statement (one commit each).
+const BATCH: usize = 256;
+
+/// Batches written at once (each on its own pooled connection).
+const WRITERS: usize = 4;
+
+/// The producing half of a run: keyset pages of uncertain jobs feed lookups that run
+/// `--concurrency` at a time (at most `--rps` a second); judged jobs come out of the
+/// receiver as they complete. Pages are read one statement at a time with a pooled
+/// connection returned at once, and the next page is read while lookups run.
+fn lookups<'a>(
+    ctx: &'a Context,
+    args: &'a Args,
+    offset: chrono::Duration,
+) -> Result<(
+    impl std::future::Future<Output = Result<()>> + 'a,
+    mpsc::Receiver<Judged>,
+)> {
+    let config = ctx.config()?;
+    let http = ctx.http()?;
+    let max_body = config.lookup.max_body_bytes;
+    let (mut job_tx, job_rx) = mpsc::channel::<Job>(PAGE as usize);
+    let (mut judged_tx, judged_rx) = mpsc::channel::<Judged>(4 * BATCH);
+
+    let read = async move {
+        let mut after: Option<After> = None;
+        let mut seen = 0u64;
+        loop {
+            let room = args
+                .limit
+                .map_or(PAGE, |l| PAGE.min(l.saturating_sub(seen)));
+            if room == 0 {
+                break;
+            }
+            let page = {
+                let db = ctx.db().await?;
+                rec::uncertain_page(&**db, args.destination.as_deref(), after, room as i64).await?
+            };
+            let n = page.len() as u64;
+            after = page.last().map(After::of);
+            for job in page {
+                if job_tx.send(job).await.is_err() {
+                    return Ok(());
+                }
+            }
+            seen += n;
+            if n < room {
+                break;
+            }
+        }
+        Ok::<(), Error>(())
+    };
+
+    // Destinations are resolved once each, on first sight; an unusable one makes its jobs
+    // `unknown` with the reason, and the others go on.
+    let mut resolved: HashMap<String, Arc<Resolved>> = HashMap::new();
+    let mut resolve = move |name: &str| -> Arc<Resolved> {
+        if let Some(r) = resolved.get(name) {
+            return r.clone();
+        }
+        let r: Resolved = match config.destination(name) {
+            None => Err(format!(
+                "destination {name} is not configured: add a [destinations.{name}] section to the config file"
+            )),
+            Some(dest) => match crate::remote::http::bearer(name, dest) {
+                Ok(token) => Ok((dest.clone(), token)),
+                Err(e) => Err(e.message),
+            },
+        };
+        if let Err(why) = &r {
+            ctx.ui.warn(why);
+        }
+        let r = Arc::new(r);
+        resolved.insert(name.to_string(), r.clone());
+        r
+    };
+    let limiter = args.rps.map(|rps| {
+        let mut interval = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(rps)));
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        Arc::new(tokio::sync::Mutex::new(interval))
+    });
+
+    let look = async move {
+        let mut judged = job_rx
+            .map(|job| {
+                let dest = resolve(&job.destination);
+                let limiter = limiter.clone();
+                async move {
+                    let lookup = match dest.as_ref() {
+                        Err(why) => unjudged(&job, why),
+                        Ok((d, token)) => {
+                            if let Some(l) = &limiter {
+                                l.lock().await.tick().await;
+                            }
+                            crate::remote::lookup_at(
+                                http,
+                                &job.destination,
+                                d,
+                                token.as_ref(),
+                                max_body,
+                                &job.external_ref,
+                                Some(&job.payload_hash),
+                                job.sent_at.map(|t| t + offset),
+                            )
+                            .await
+                        }
+                    };
+                    Judged { job, lookup }
+                }
+            })
+            .buffer_unordered(args.concurrency as usize);
+        while let Some(j) = judged.next().await {
+            if judged_tx.send(j).await.is_err() {
+                break;
+            }
+        }
+        Ok::<(), Error>(())
+    };
+    let produce = async move {
+        futures::try_join!(read, look)?;
+        Ok(())
+    };
+    Ok((produce, judged_rx))
+}
+
+/// Make the moves a chunk of judged jobs justify, in one statement (a pooled connection
+/// taken only for it). A lost guard or a row locked past the lock timeout is `skipped`.
+async fn apply_batch(ctx: &Context, chunk: &[Judged], actor: &str) -> Result<Vec<Row>> {
+    let items: Vec<(&Job, &Lookup)> = chunk.iter().map(|j| (&j.job, &j.lookup)).collect();
+    let settled = if items
+        .iter()
+        .any(|(_, l)| rec::action_for(l.verdict).is_some())
+    {
+        let db = ctx.db().await?;
+        rec::settle_batch(&**db, &items, actor).await?
+    } else {
+        vec![None; items.len()]
+    };
+    Ok(chunk
+        .iter()
+        .zip(settled)
+        .map(|(j, s)| {
+            let mut row = planned(j, true);
+            match s {
+                None => {}
+                Some(Settled::Moved(state)) => {
+                    row.action = RowAction::Moved;
+                    row.to_state = Some(state);
+                }
+                Some(Settled::ChangedConcurrently(now)) => {
+                    row.action = RowAction::Skipped;
+                    row.to_state = None;
+                    row.reason = format!(
+                        "skipped: changed concurrently (now {} at version {}, read at version {})",
+                        now.state, now.version, j.job.version
+                    );
+                }
+                Some(Settled::Busy(why)) => {
+                    row.action = RowAction::Skipped;
+                    row.to_state = None;
+                    row.reason = format!("skipped: {why}; run reconcile again");
+                }
+            }
+            row
+        })
+        .collect())
 }
 
 /// The verdict for a job whose destination cannot be asked.
@@ -389,38 +486,6 @@ impl Row {
         }
         self
     }
-}
-
-/// Make the move a judged job's verdict justifies (one short statement; a pooled connection
-/// taken only for it). A lost guard or a locked row is `skipped`, not an error.
-async fn apply_one(ctx: &Context, j: &Judged, actor: &str) -> Result<Row> {
-    let mut row = planned(j, true);
-    if rec::action_for(j.lookup.verdict).is_none() {
-        return Ok(row);
-    }
-    let db = ctx.db().await?;
-    match rec::settle(&**db, &j.job, &j.lookup, actor).await {
-        Ok(Some(Settled::Moved(job))) => {
-            row.action = RowAction::Moved;
-            row.to_state = Some(job.state);
-        }
-        Ok(Some(Settled::ChangedConcurrently(now))) => {
-            row.action = RowAction::Skipped;
-            row.to_state = None;
-            row.reason = format!(
-                "skipped: changed concurrently (now {} at version {}, read at version {})",
-                now.state, now.version, j.job.version
-            );
-        }
-        Ok(None) => {}
-        Err(e) if e.kind == Kind::Busy => {
-            row.action = RowAction::Skipped;
-            row.to_state = None;
-            row.reason = format!("skipped: {}; run reconcile again", e.message);
-        }
-        Err(e) => return Err(e),
-    }
-    Ok(row)
 }
 
 fn too_many(max: u64, summary: &Summary) -> Error {

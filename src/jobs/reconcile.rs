@@ -11,9 +11,9 @@ use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::model::{Job, JOB_COLUMNS};
-use super::state::Action;
+use super::state::{Action, State};
 use super::store::{guarded_move, Effects, MoveOutcome, MoveRequest};
-use crate::error::{Error, Result};
+use crate::error::{Error, Kind, Result};
 use crate::remote::{Lookup, Verdict};
 
 /// Where the next page starts: after this (created_at, id).
@@ -114,19 +114,17 @@ pub fn action_for(verdict: Verdict) -> Option<Action> {
 /// What applying a lookup to a job did.
 #[derive(Debug, Clone)]
 pub enum Settled {
-    Moved(Job),
+    /// Moved, with its event; the state it is in now.
+    Moved(State),
     /// The guard matched no row: someone changed the job after it was read. The job now.
-    ChangedConcurrently(Job),
+    ChangedConcurrently(Box<Job>),
+    /// Its row stayed locked by another session past the lock timeout; nothing changed.
+    Busy(String),
 }
 
 /// The guarded move a lookup justifies, at the version the job was read with, with the
 /// lookup as the event's evidence. `None` when the verdict moves nothing.
-pub async fn settle<C: GenericClient>(
-    client: &C,
-    job: &Job,
-    lookup: &Lookup,
-    actor: &str,
-) -> Result<Option<Settled>> {
+fn request(job: &Job, lookup: &Lookup, actor: &str) -> Result<Option<MoveRequest>> {
     let Some(action) = action_for(lookup.verdict) else {
         return Ok(None);
     };
@@ -140,7 +138,7 @@ pub async fn settle<C: GenericClient>(
         };
         effects.remote_id = Some(remote_id);
     }
-    let req = MoveRequest {
+    Ok(Some(MoveRequest {
         job_id: job.id,
         expect_version: job.version,
         action,
@@ -148,9 +146,137 @@ pub async fn settle<C: GenericClient>(
         reason: Some(lookup.reason.clone()),
         evidence: lookup.evidence.clone(),
         effects,
-    };
-    Ok(Some(match guarded_move(client, &req).await? {
-        MoveOutcome::Moved { job, .. } => Settled::Moved(job),
-        MoveOutcome::Conflict { current } => Settled::ChangedConcurrently(current),
     }))
+}
+
+/// One job's move through [`guarded_move`]: waits for a row lock up to the lock timeout.
+pub async fn settle<C: GenericClient>(
+    client: &C,
+    job: &Job,
+    lookup: &Lookup,
+    actor: &str,
+) -> Result<Option<Settled>> {
+    let Some(req) = request(job, lookup, actor)? else {
+        return Ok(None);
+    };
+    match guarded_move(client, &req).await {
+        Ok(MoveOutcome::Moved { job, .. }) => Ok(Some(Settled::Moved(job.state))),
+        Ok(MoveOutcome::Conflict { current }) => {
+            Ok(Some(Settled::ChangedConcurrently(Box::new(current))))
+        }
+        Err(e) if e.kind == Kind::Busy => Ok(Some(Settled::Busy(e.message))),
+        Err(e) => Err(e),
+    }
+}
+
+/// Many guarded moves in one statement (one commit for the lot, where one statement per job
+/// would pay a WAL flush each). Each row keeps the guard of SPEC §2 — the version it was read
+/// at and its action's from-states, from the transition table — and gets its own event, in
+/// the same statement. Rows another session holds locked are skipped by the statement and
+/// then moved one by one with [`settle`], which waits for them (up to the lock timeout) and
+/// reports a lost guard with the job as it is now.
+const SETTLE_BATCH_SQL: &str = "
+WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[],
+                         $6::text[], $7::text[], $8::jsonb[])
+        AS t(id, expect_version, action, to_state, from_states, remote_id, reason, evidence)
+), old AS (
+    SELECT j.id, j.state AS from_state, i.expect_version, i.action, i.to_state, i.remote_id,
+           i.reason, i.evidence
+    FROM publication_jobs j JOIN input i ON j.id = i.id
+    WHERE j.version = i.expect_version AND j.state = ANY(string_to_array(i.from_states, ','))
+    FOR UPDATE OF j SKIP LOCKED
+), moved AS (
+    UPDATE publication_jobs j SET
+        state = old.to_state,
+        version = j.version + 1,
+        updated_at = now(),
+        state_changed_at = CASE WHEN j.state = old.to_state THEN j.state_changed_at ELSE now() END,
+        lease_owner = NULL,
+        lease_expires_at = NULL,
+        remote_id = COALESCE(old.remote_id, j.remote_id)
+    FROM old
+    WHERE j.id = old.id AND j.version = old.expect_version
+    RETURNING j.id, j.state, j.version, old.from_state, old.action, old.reason, old.evidence
+), ev AS (
+    INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version, reason, evidence)
+    SELECT id, $9, action, from_state, state, version - 1, version, reason, evidence FROM moved
+    RETURNING job_id
+)
+SELECT moved.id, moved.state FROM moved JOIN ev ON ev.job_id = moved.id";
+
+/// [`settle`] for many jobs at once; the result is in the order of `items`.
+pub async fn settle_batch<C: GenericClient>(
+    client: &C,
+    items: &[(&Job, &Lookup)],
+    actor: &str,
+) -> Result<Vec<Option<Settled>>> {
+    let mut out: Vec<Option<Settled>> = vec![None; items.len()];
+    let mut reqs = Vec::new();
+    for (i, (job, lookup)) in items.iter().enumerate() {
+        if let Some(req) = request(job, lookup, actor)? {
+            if req.action.to() == State::InFlight {
+                return Err(Error::bug("a reconcile move into in_flight"));
+            }
+            reqs.push((i, req));
+        }
+    }
+    if reqs.is_empty() {
+        return Ok(out);
+    }
+    let ids: Vec<Uuid> = reqs.iter().map(|(_, r)| r.job_id).collect();
+    let versions: Vec<i64> = reqs.iter().map(|(_, r)| r.expect_version).collect();
+    let actions: Vec<&str> = reqs.iter().map(|(_, r)| r.action.as_str()).collect();
+    let to: Vec<&str> = reqs.iter().map(|(_, r)| r.action.to().as_str()).collect();
+    let from: Vec<String> = reqs
+        .iter()
+        .map(|(_, r)| {
+            r.action
+                .from()
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    let remote_ids: Vec<Option<&str>> = reqs
+        .iter()
+        .map(|(_, r)| r.effects.remote_id.as_deref())
+        .collect();
+    let reasons: Vec<Option<&str>> = reqs.iter().map(|(_, r)| r.reason.as_deref()).collect();
+    let evidence: Vec<&serde_json::Value> = reqs.iter().map(|(_, r)| &r.evidence).collect();
+    let rows = client
+        .query(
+            SETTLE_BATCH_SQL,
+            &[
+                &ids,
+                &versions,
+                &actions,
+                &to,
+                &from,
+                &remote_ids,
+                &reasons,
+                &evidence,
+                &actor,
+            ],
+        )
+        .await?;
+    let mut moved: std::collections::HashMap<Uuid, State> =
+        std::collections::HashMap::with_capacity(rows.len());
+    for row in &rows {
+        let id: Uuid = row.try_get(0)?;
+        let state: String = row.try_get(1)?;
+        let state = state
+            .parse()
+            .map_err(|e| Error::bug(format!("moved row has {e}")))?;
+        moved.insert(id, state);
+    }
+    for (i, req) in &reqs {
+        out[*i] = match moved.remove(&req.job_id) {
+            Some(state) => Some(Settled::Moved(state)),
+            // Guard lost or row locked: one by one, which tells the two apart.
+            None => settle(client, items[*i].0, items[*i].1, actor).await?,
+        };
+    }
+    Ok(out)
 }
