@@ -530,3 +530,314 @@ async fn two_reconcilers_at_once_move_each_job_once() {
         }
     }
 }
+
+/// A row another session holds locked is not waited on by the batch: it is tried alone,
+/// and past the lock timeout it is `skipped` (busy) while the others move. Run again once
+/// the lock is gone, it moves.
+#[tokio::test]
+async fn a_locked_job_is_skipped_as_busy_and_the_rest_move() {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(404))
+        .mount(&server)
+        .await;
+    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let mut jobs = Vec::new();
+    for i in 0..3 {
+        jobs.push(
+            env.seed(
+                Seed::new(&format!("l{i}"))
+                    .state(State::Uncertain)
+                    .sent_ago(600),
+            )
+            .await,
+        );
+    }
+    let locker = env.connect().await;
+    locker
+        .batch_execute(&format!(
+            "BEGIN; SELECT 1 FROM publication_jobs WHERE id = '{}' FOR UPDATE",
+            jobs[1].id
+        ))
+        .await
+        .unwrap();
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "--lock-timeout",
+            "300ms",
+            "reconcile",
+            "--apply",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(out["summary"]["moved"], 2, "{out}");
+    assert_eq!(out["summary"]["skipped"], 1, "{out}");
+    let locked = out["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == json!(jobs[1].id))
+        .unwrap();
+    assert_eq!(locked["action"], "skipped");
+    assert!(
+        locked["reason"].as_str().unwrap().contains("locked"),
+        "{locked}"
+    );
+    assert_eq!(env.job(jobs[1].id).await, jobs[1]);
+    for j in [&jobs[0], &jobs[2]] {
+        assert_eq!(env.job(j.id).await.state, State::SafeToRetry);
+    }
+    locker.batch_execute("ROLLBACK").await.unwrap();
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "reconcile",
+            "--apply",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(out["summary"]["moved"], 1);
+    assert_eq!(env.job(jobs[1].id).await.state, State::SafeToRetry);
+}
+
+/// Insert `n` uncertain jobs (sent 10 minutes ago) with their seed events, in one statement.
+async fn seed_many(env: &TestEnv, prefix: &str, destination: &str, n: i64) {
+    env.client
+        .execute(
+            "WITH j AS (
+                INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination,
+                    external_ref, payload_hash, state, sent_at, created_at, updated_at, state_changed_at)
+                SELECT 't1', $1 || i, '1', $2,
+                       'pub_' || encode(sha256(convert_to($1 || i || $2, 'UTF8')), 'hex'),
+                       encode(sha256(convert_to('p' || i, 'UTF8')), 'hex'),
+                       'uncertain', now() - interval '10 minutes',
+                       -- Many jobs share a created_at: the keyset must break ties by id.
+                       now() - interval '1 hour' + (i / 7) * interval '1 ms',
+                       now() - interval '10 minutes', now() - interval '10 minutes'
+                FROM generate_series(1, $3::int) AS i
+                RETURNING id, state, version
+             )
+             INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version, reason)
+             SELECT id, 'seed', 'seed', NULL, state, NULL, version, 'test fixture' FROM j",
+            &[&prefix, &destination, &(n as i32)],
+        )
+        .await
+        .unwrap();
+}
+
+fn ids_of(jsonl: &str) -> Vec<String> {
+    jsonl
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v.get("id").is_some())
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// More uncertain jobs than a page: each is examined exactly once; --limit and --destination
+/// narrow the run; a second run sees only what the first left uncertain.
+#[tokio::test]
+async fn keyset_pages_see_every_uncertain_job_once() {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(404))
+        .mount(&server)
+        .await;
+    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    seed_many(&env, "k", "cms-a", 1234).await;
+    seed_many(&env, "other", "cms-b", 5).await;
+    let all: BTreeSet<String> = {
+        let rows = env
+            .client
+            .query(
+                "SELECT id::text FROM publication_jobs WHERE destination = 'cms-a'",
+                &[],
+            )
+            .await
+            .unwrap();
+        rows.iter().map(|r| r.get(0)).collect()
+    };
+
+    let run = env
+        .run(&[
+            "--config",
+            &cfg,
+            "reconcile",
+            "--destination",
+            "cms-a",
+            "--concurrency",
+            "32",
+            "-o",
+            "jsonl",
+        ])
+        .expect(0);
+    let ids = ids_of(&run.stdout());
+    assert_eq!(ids.len(), 1234);
+    assert_eq!(ids.iter().cloned().collect::<BTreeSet<_>>(), all);
+
+    // Without --destination the unconfigured cms-b jobs are examined too: unknown, exit 5.
+    let run = env
+        .run(&[
+            "--config",
+            &cfg,
+            "reconcile",
+            "--concurrency",
+            "32",
+            "-o",
+            "jsonl",
+        ])
+        .expect(5);
+    assert_eq!(ids_of(&run.stdout()).len(), 1239);
+    assert!(run.stderr().contains("cms-b"), "{}", run.stderr());
+
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "reconcile",
+            "--destination",
+            "cms-a",
+            "--limit",
+            "700",
+            "--apply",
+            "--yes",
+            "--concurrency",
+            "32",
+            "-o",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(out["summary"]["moved"], 700);
+    let first: BTreeSet<String> = out["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(first.len(), 700);
+
+    let run = env
+        .run(&[
+            "--config",
+            &cfg,
+            "reconcile",
+            "--destination",
+            "cms-a",
+            "--concurrency",
+            "32",
+            "-o",
+            "jsonl",
+        ])
+        .expect(0);
+    let rest: BTreeSet<String> = ids_of(&run.stdout()).into_iter().collect();
+    assert_eq!(rest.len(), 534);
+    assert!(rest.is_disjoint(&first));
+    assert_eq!(
+        rest.union(&first).cloned().collect::<BTreeSet<_>>(),
+        all,
+        "the two runs together saw every job"
+    );
+    assert_eq!(
+        env.count("SELECT count(*) FROM job_events WHERE action = 'reconcile_safe_to_retry'")
+            .await,
+        700
+    );
+}
+
+/// --rps spaces the lookups out; --concurrency bounds how many wait at once.
+#[tokio::test]
+async fn rps_and_concurrency_bound_the_lookups() {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(404).set_delay(Duration::from_millis(300)))
+        .mount(&server)
+        .await;
+    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    seed_many(&env, "q", "cms-a", 6).await;
+    let timed = |args: &[&str]| {
+        let mut all = vec!["--config", cfg.as_str(), "reconcile", "-o", "json"];
+        all.extend_from_slice(args);
+        let t = Instant::now();
+        let out = env.run(&all).expect(0).json();
+        assert_eq!(out["summary"]["safe_to_retry"], 6);
+        t.elapsed()
+    };
+    // Six 300 ms lookups, two at a time: at least three rounds.
+    let two = timed(&["--concurrency", "2"]);
+    assert!(two >= Duration::from_millis(900), "{two:?}");
+    // Five a second: the sixth starts at least a second after the first.
+    let rps = timed(&["--concurrency", "64", "--rps", "5"]);
+    assert!(rps >= Duration::from_millis(1000 + 300), "{rps:?}");
+    // Unbounded, they overlap (a loose bound: well under the 1.8 s of one at a time).
+    let wide = timed(&["--concurrency", "64"]);
+    assert!(wide < Duration::from_millis(1800), "{wide:?}");
+}
+
+fn in_pty(env: &TestEnv, args: &[&str]) -> rexpect::session::PtySession {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("reconctl"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", env.dir.path())
+        .env("DATABASE_URL", &env.url)
+        .env("RECONCTL_ACTOR", "tester")
+        .env("COLUMNS", "200")
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .args(args);
+    rexpect::session::spawn_command(cmd, Some(20_000)).expect("spawn in a pty")
+}
+
+fn pty_exit(p: &rexpect::session::PtySession) -> i32 {
+    match p.process.wait().expect("wait for the child") {
+        rexpect::process::wait::WaitStatus::Exited(_, code) => code,
+        other => panic!("the child did not exit normally: {other:?}"),
+    }
+}
+
+/// On a terminal, `--apply` shows the counts and asks (default no); only a yes moves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_terminal_apply_asks_first() {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let a = env
+        .seed(Seed::new("ask-a").state(State::Uncertain).sent_ago(600))
+        .await;
+    mount(&server, &a, found("r-ask", &a.payload_hash)).await;
+    let b = env
+        .seed(Seed::new("ask-b").state(State::Uncertain).sent_ago(600))
+        .await;
+    mount(&server, &b, ResponseTemplate::new(404)).await;
+
+    let mut p = in_pty(&env, &["--config", &cfg, "reconcile", "--apply"]);
+    p.exp_string("would move 2 of 2 examined jobs").unwrap();
+    p.exp_string("Move these 2 jobs?").unwrap();
+    p.send_line("n").unwrap();
+    p.exp_string("nothing changed").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(pty_exit(&p), 0);
+    assert_eq!(env.job(a.id).await, a);
+    assert_eq!(env.job(b.id).await, b);
+
+    let mut p = in_pty(&env, &["--config", &cfg, "reconcile", "--apply"]);
+    p.exp_string("Move these 2 jobs?").unwrap();
+    p.send_line("y").unwrap();
+    p.exp_string("moved 2, skipped 0").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(pty_exit(&p), 0);
+    assert_eq!(env.job(a.id).await.state, State::Accepted);
+    assert_eq!(env.job(b.id).await.state, State::SafeToRetry);
+}
