@@ -22,7 +22,7 @@ use crate::ui::Format;
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl reconcile                       # the plan; nothing changes\n  reconctl reconcile --destination cms-a --concurrency 8 --rps 20\n  reconctl reconcile --apply --yes --max 500\n\nExit codes: 0 every examined job got a definite verdict, 5 conflicts or unknowns remain."
+    after_help = "Examples:\n  reconctl reconcile                       # the plan; nothing changes\n  reconctl reconcile --destination cms-a --concurrency 8 --rps 20\n  reconctl reconcile --apply --yes --max 500\n\nWithout --apply nothing changes. With --apply --yes each job moves as soon as it is judged; with --max, or on a terminal without --yes, every lookup comes first, then the limit is checked or the question asked, then the moves. A job changed by someone else meanwhile is reported as skipped. Re-running continues with the jobs still uncertain.\n\nExit codes: 0 every examined job got a definite verdict (accept, safe_to_retry, wait), 2 refused and nothing changed (--apply without --yes and without a terminal; more than --max jobs would move), 5 conflicts or unknowns remain."
 )]
 pub struct Args {
     /// Only jobs for this destination
@@ -43,7 +43,7 @@ pub struct Args {
     /// Do not ask before applying; needed without a terminal
     #[arg(short = 'y', long)]
     pub yes: bool,
-    /// Refuse to move more than this many jobs
+    /// Refuse (exit 2, nothing moved) when more than this many jobs would move
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "N")]
     pub max: Option<u64>,
 }
