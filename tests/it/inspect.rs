@@ -209,7 +209,12 @@ async fn list_filters_combine() {
     );
     assert_eq!(list(&["--destination", "cms-b"]), want(&[&conflict_b]));
     assert_eq!(list(&["--tenant", "t2"]), want(&[&t2_uncertain_old]));
-    assert_eq!(list(&["--article", "x4"]), want(&[&pending]));
+    assert_eq!(
+        list(&["--tenant", "t1", "--article", "x4"]),
+        want(&[&pending])
+    );
+    // An article belongs to a tenant (and only with it can an index find it).
+    env.run(&["jobs", "list", "--article", "x4"]).expect(2);
     assert_eq!(
         list(&["--external-ref", &accepted.external_ref]),
         want(&[&accepted])
