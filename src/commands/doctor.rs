@@ -9,7 +9,7 @@ use super::Exit;
 use crate::context::Context;
 use crate::error::Result;
 use crate::jobs::external_ref;
-use crate::jobs::query::index_status;
+use crate::jobs::query::{index_status, server_version};
 use crate::migrate::{self, MigrationState};
 use crate::remote::http;
 use crate::ui::{Render, Ui};
@@ -110,10 +110,9 @@ async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
             return;
         }
     };
-    let version = match db.query_one("SHOW server_version", &[]).await {
-        Ok(row) => row.get::<_, String>(0),
+    let version = match server_version(&**db).await {
+        Ok(v) => v,
         Err(e) => {
-            let e = crate::error::Error::from(e);
             checks.push(Check::fail("connection", e.message, e.hint));
             return;
         }

@@ -723,6 +723,14 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_job_events_job", false),
 ];
 
+/// The server's version string (`SHOW server_version`), for `doctor`.
+pub async fn server_version<C: GenericClient>(client: &C) -> Result<String> {
+    Ok(client
+        .query_one("SHOW server_version", &[])
+        .await?
+        .try_get(0)?)
+}
+
 /// What the catalog says about one expected index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IndexStatus {
