@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use tokio_postgres::GenericClient;
+use tokio_postgres::{GenericClient, Statement};
 use uuid::Uuid;
 
 use super::state::{Action, State};
@@ -286,7 +286,7 @@ pub async fn sweep_with_progress<C: GenericClient>(
         )
         .await?
         .get(0);
-    let sql = batch_sql(opts.dry_run);
+    let stmt = client.prepare(&batch_sql(opts.dry_run)).await?;
     let mut report = SweepReport {
         examined: 0,
         to_pending: 0,
@@ -316,7 +316,7 @@ pub async fn sweep_with_progress<C: GenericClient>(
                 break;
             }
         }
-        let batch = match run_batch(client, &sql, opts, &grace_text, cutoff, cursor, want).await {
+        let batch = match run_batch(client, &stmt, opts, &grace_text, cutoff, cursor, want).await {
             Ok(b) => b,
             Err(e) => return Err(partial_failure(e, &mut report, started)),
         };
@@ -338,9 +338,17 @@ pub async fn sweep_with_progress<C: GenericClient>(
     Ok(report)
 }
 
+/// One batch: one statement in its own short transaction.
+///
+/// The transaction exists only to pin the plan with `SET LOCAL`: the planner multiplies the
+/// selectivity of `state = 'in_flight'` by that of the lease range, though a lease exists only
+/// in flight, so with a large backlog it expects a handful of rows and prefers a bitmap scan
+/// that reads and sorts every remaining expired lease, in every batch (measured: 140 ms a
+/// batch at 50 000 left, where the ordered index scan takes 7 ms). Without bitmap scans it
+/// walks `ix_publication_jobs_lease` from the cursor and stops after one batch.
 async fn run_batch<C: GenericClient>(
     client: &C,
-    sql: &str,
+    stmt: &Statement,
     opts: &SweepOptions,
     grace_text: &str,
     cutoff: DateTime<Utc>,
@@ -350,18 +358,33 @@ async fn run_batch<C: GenericClient>(
     let after_exp = cursor.map(|c| c.0);
     let after_id = cursor.map(|c| c.1);
     let n = i32::try_from(want).map_err(|_| Error::bug("batch size out of range"))?;
-    let row = if opts.dry_run {
+    client
+        .batch_execute("BEGIN; SET LOCAL enable_bitmapscan = off")
+        .await?;
+    let result = if opts.dry_run {
         client
-            .query_one(sql, &[&cutoff, &after_exp, &after_id, &n])
-            .await?
+            .query_one(stmt, &[&cutoff, &after_exp, &after_id, &n])
+            .await
     } else {
         client
             .query_one(
-                sql,
+                stmt,
                 &[&cutoff, &after_exp, &after_id, &n, &opts.actor, &grace_text],
             )
-            .await?
+            .await
     };
+    let row = match result {
+        Ok(row) => row,
+        Err(e) => {
+            // Leave the connection usable; the batch changed nothing.
+            let _ = client.batch_execute("ROLLBACK").await;
+            return Err(e.into());
+        }
+    };
+    // A dry run releases its locks without committing anything.
+    client
+        .batch_execute(if opts.dry_run { "ROLLBACK" } else { "COMMIT" })
+        .await?;
     let last_exp: Option<DateTime<Utc>> = row.try_get(1)?;
     let last_id: Option<Uuid> = row.try_get(2)?;
     Ok(Batch {
