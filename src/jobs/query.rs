@@ -532,8 +532,9 @@ pub struct Health {
     pub oldest_expired_lease: Option<DateTime<Utc>>,
 }
 
-/// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. Each subquery reads
-/// one range of a partial index (`open_state_age`, or `lease` for in_flight).
+/// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. One index-only scan
+/// of `ix_publication_jobs_open_state_age` over the four states it counts (each number a
+/// FILTER of that one pass), and one range of `ix_publication_jobs_lease` for the leases.
 pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
     let mut sql = Sql::new();
     let stuck = sql.bind(secs(stuck_after));
@@ -546,22 +547,24 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
         literal(State::SafeToRetry)
     );
     let in_flight = literal(State::InFlight);
+    let stuck_cutoff = format!("now() - make_interval(secs => {stuck}::float8)");
     sql.text = format!(
         "SELECT now(),
-           (SELECT count(*) FROM publication_jobs WHERE state = {uncertain}),
-           (SELECT min(state_changed_at) FROM publication_jobs WHERE state = {uncertain}),
-           (SELECT count(*) FROM publication_jobs WHERE state = {uncertain}
+           count(*) FILTER (WHERE state = {uncertain}),
+           min(state_changed_at) FILTER (WHERE state = {uncertain}),
+           count(*) FILTER (WHERE state = {uncertain}
                AND state_changed_at < now() - make_interval(secs => {overdue}::float8)),
-           (SELECT count(*) FROM publication_jobs WHERE state = {conflict}),
-           (SELECT min(state_changed_at) FROM publication_jobs WHERE state = {conflict}),
-           (SELECT count(*) FROM publication_jobs WHERE state IN ({waiting})
-               AND state_changed_at < now() - make_interval(secs => {stuck}::float8)),
-           (SELECT min(state_changed_at) FROM publication_jobs WHERE state IN ({waiting})
-               AND state_changed_at < now() - make_interval(secs => {stuck}::float8)),
-           (SELECT count(*) FROM publication_jobs WHERE state = {in_flight}
-               AND lease_expires_at < now() - make_interval(secs => {stuck}::float8)),
-           (SELECT min(lease_expires_at) FROM publication_jobs WHERE state = {in_flight}
-               AND lease_expires_at < now() - make_interval(secs => {stuck}::float8))"
+           count(*) FILTER (WHERE state = {conflict}),
+           min(state_changed_at) FILTER (WHERE state = {conflict}),
+           count(*) FILTER (WHERE state IN ({waiting}) AND state_changed_at < {stuck_cutoff}),
+           min(state_changed_at) FILTER (WHERE state IN ({waiting})
+               AND state_changed_at < {stuck_cutoff}),
+           (SELECT count(*) FROM publication_jobs
+             WHERE state = {in_flight} AND lease_expires_at < {stuck_cutoff}),
+           (SELECT min(lease_expires_at) FROM publication_jobs
+             WHERE state = {in_flight} AND lease_expires_at < {stuck_cutoff})
+         FROM publication_jobs
+         WHERE state IN ({uncertain}, {conflict}, {waiting})"
     );
     sql
 }
