@@ -27,6 +27,9 @@ pub struct Config {
     /// Where it was read from (None: no file).
     #[serde(skip)]
     pub path: Option<PathBuf>,
+    /// Things worth a warning about the file itself (see [`permission_warning`]).
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -227,12 +230,82 @@ impl Config {
             Error::runtime(format!("cannot read config {}: {e}", path.display()))
                 .hinted("pass --config FILE or set RECONCTL_CONFIG")
         })?;
-        Config::parse(&text, &path)
+        let warning = permission_warning(&path, &text);
+        match Config::parse(&text, &path) {
+            Ok(mut cfg) => {
+                cfg.warnings.extend(warning);
+                Ok(cfg)
+            }
+            Err(mut e) => {
+                if let Some(w) = warning {
+                    e.hint = Some(match e.hint.take() {
+                        Some(h) => format!("{h}; also: {w}"),
+                        None => w,
+                    });
+                }
+                Err(e)
+            }
+        }
     }
 
     pub fn destination(&self, name: &str) -> Option<&Destination> {
         self.destinations.get(name)
     }
+}
+
+/// A warning when a config file that seems to hold a secret (a `token`, `password`, `secret`
+/// or API key, as a key or in a lookup_url's query) can be read by other users. Secrets
+/// belong in the environment (`token_env`); the warning names the file and the kind of
+/// secret, never its value.
+pub fn permission_warning(path: &Path, text: &str) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
+        if mode & 0o077 == 0 {
+            return None;
+        }
+        let what = secret_marker(text)?;
+        Some(format!(
+            "config {} holds what looks like a secret ({what}) and is readable by other users (mode {mode:o}): \
+             keep secrets in the environment (token_env) and run `chmod 600 {}`",
+            path.display(),
+            path.display()
+        ))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, text);
+        None
+    }
+}
+
+/// The name of the first secret-looking assignment in `text` (`token =`, `?api_key=`, …).
+fn secret_marker(text: &str) -> Option<&'static str> {
+    const NAMES: [&str; 10] = [
+        "password",
+        "passwd",
+        "secret",
+        "api_key",
+        "apikey",
+        "api-key",
+        "access_token",
+        "access_key",
+        "token",
+        "auth",
+    ];
+    let lower = text.to_ascii_lowercase();
+    for name in NAMES {
+        for (i, _) in lower.match_indices(name) {
+            let before = lower[..i].chars().next_back();
+            let after = lower[i + name.len()..].trim_start_matches([' ', '\t', '"', '\'']);
+            let starts_word = before.map_or(true, |c| !c.is_ascii_alphanumeric() && c != '_');
+            if starts_word && after.starts_with('=') {
+                return Some(name);
+            }
+        }
+    }
+    None
 }
 
 fn xdg_path() -> Option<PathBuf> {

@@ -87,7 +87,15 @@ impl Context {
     /// The destinations config (flag > env > XDG file > empty), loaded once.
     pub fn config(&self) -> Result<&Config> {
         self.config
-            .get_or_init(|| Config::load(self.globals.config.as_deref()))
+            .get_or_init(|| {
+                let cfg = Config::load(self.globals.config.as_deref());
+                if let Ok(cfg) = &cfg {
+                    for w in &cfg.warnings {
+                        self.ui.warn(w);
+                    }
+                }
+                cfg
+            })
             .as_ref()
             .map_err(Clone::clone)
     }

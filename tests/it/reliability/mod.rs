@@ -9,3 +9,4 @@ mod cluster;
 mod tls;
 mod faults;
 mod ha;
+mod secrets;
