@@ -29,6 +29,17 @@ fn fault() {
 /// `n` jobs in flight whose leases expired an hour ago, every other one sent, with real
 /// external_refs and a creation event each (so the invariants hold): one statement.
 pub async fn bulk_in_flight(c: &Client, tenant: &str, destination: &str, n: i64) {
+    bulk_in_flight_sent(c, tenant, destination, n, false).await
+}
+
+/// [`bulk_in_flight`]; with `all_sent` every job was sent (else every other one).
+pub async fn bulk_in_flight_sent(
+    c: &Client,
+    tenant: &str,
+    destination: &str,
+    n: i64,
+    all_sent: bool,
+) {
     c.execute(
         "WITH k AS (
              SELECT g, $1::text AS t, 'a' || g AS a, '1' AS r, $2::text AS d FROM generate_series(1, $3::bigint) g
@@ -41,13 +52,13 @@ pub async fn bulk_in_flight(c: &Client, tenant: &str, destination: &str, n: i64)
                         octet_length(r) || ':' || r || ',' || octet_length(d) || ':' || d || ',', 'UTF8')), 'hex'),
                     encode(sha256(convert_to('payload of ' || a, 'UTF8')), 'hex'),
                     'in_flight', 1, 'worker-' || (g % 7), now() - interval '1 hour',
-                    CASE WHEN g % 2 = 0 THEN now() - interval '2 hours' END
+                    CASE WHEN $4 OR g % 2 = 0 THEN now() - interval '2 hours' END
              FROM k
              RETURNING id, state, version
          )
          INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version, reason)
          SELECT id, 'seed', 'seed', NULL, state, NULL, version, 'bulk fixture' FROM j",
-        &[&tenant, &destination, &n],
+        &[&tenant, &destination, &n, &all_sent],
     )
     .await
     .expect("bulk seed");

@@ -10,3 +10,4 @@ mod tls;
 mod faults;
 mod ha;
 mod secrets;
+mod crash;
