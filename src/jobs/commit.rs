@@ -9,13 +9,10 @@
 //! back. Only when even that cannot be learnt is the outcome reported as unknown, with the
 //! transaction id to look up by hand.
 //!
+//! For one guarded move (a `mark`), [`guarded_move_tracked`] does it all:
+//!
 //! ```ignore
-//! let xid = commit::begin(&**db).await?;
-//! let outcome = match store::guarded_move(&**db, &req).await {
-//!     Ok(o) => o,
-//!     Err(e) => { commit::rollback(&**db).await; return Err(e) }
-//! };
-//! let committed = commit::commit(&**db, &xid, ctx.target()?).await?; // Acknowledged or Recovered
+//! let outcome = commit::guarded_move_tracked(&**db, &req, ctx.target()?).await?;
 //! ```
 //!
 //! Tests: tests/it/reliability/faults.rs (a proxy cuts the connection around COMMIT).
@@ -25,6 +22,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use tokio_postgres::GenericClient;
 
+use super::store::{self, MoveOutcome, MoveRequest};
 use crate::db::Target;
 use crate::error::{Error, Kind, Result};
 
@@ -63,6 +61,32 @@ pub enum Committed {
 /// backend has not yet noticed the lost connection), and to keep trying to reconnect (the
 /// server may be restarting).
 const RESOLVE_FOR: Duration = Duration::from_secs(15);
+
+/// [`store::guarded_move`] in a transaction of its own whose outcome is found out even when
+/// the answer to its COMMIT is lost (the `client` must not be inside a transaction already).
+/// A lost guard (`Conflict`) is rolled back; a move is committed, and returned only once the
+/// server has committed it.
+pub async fn guarded_move_tracked<C: GenericClient>(
+    client: &C,
+    req: &MoveRequest,
+    target: &Target,
+) -> Result<MoveOutcome> {
+    let xid = begin(client).await?;
+    let outcome = match store::guarded_move(client, req).await {
+        Ok(o) => o,
+        Err(e) => {
+            rollback(client).await;
+            return Err(e);
+        }
+    };
+    match outcome {
+        MoveOutcome::Moved { .. } => {
+            commit(client, &xid, target).await?;
+        }
+        MoveOutcome::Conflict { .. } => rollback(client).await,
+    }
+    Ok(outcome)
+}
 
 /// BEGIN, and the id of the new transaction (assigned now, so it can be asked about later).
 pub async fn begin<C: GenericClient>(client: &C) -> Result<XactId> {

@@ -645,3 +645,35 @@ async fn a_lost_commit_that_cannot_be_asked_about_names_the_transaction_to_check
         XactStatus::Committed
     );
 }
+
+#[tokio::test]
+async fn a_tracked_guarded_move_survives_a_lost_commit_answer() {
+    let env = TestEnv::new().await;
+    let job = env
+        .seed(Seed::new("a1").state(State::Uncertain).sent_ago(600))
+        .await;
+    let proxy = CutProxy::start(upstream_of(&env.url)).await;
+    let (c, direct) = through(&env, &proxy).await;
+    proxy.arm(Cut::AfterCommit);
+    fault();
+    let outcome = commit::guarded_move_tracked(&c, &safe_to_retry(&job), &direct)
+        .await
+        .unwrap();
+    assert!(c.is_closed(), "the proxy did not cut the connection");
+    let MoveOutcome::Moved { job: moved, event } = outcome else {
+        panic!("not moved: {outcome:?}");
+    };
+    assert_eq!(moved.state, State::SafeToRetry);
+    assert_eq!(env.job(job.id).await, moved);
+    assert_eq!(env.events(job.id).await.last(), Some(&event));
+
+    // A lost guard is rolled back and reported, whatever the connection does.
+    let (c, direct) = through(&env, &proxy).await;
+    let outcome = commit::guarded_move_tracked(&c, &safe_to_retry(&job), &direct)
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, MoveOutcome::Conflict { ref current } if current.version == job.version + 1)
+    );
+    assert_eq!(env.events(job.id).await.len(), 2);
+}
