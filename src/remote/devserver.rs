@@ -94,40 +94,95 @@ impl Store {
 }
 
 /// A running destination; it stops when dropped.
+///
+/// It serves from a thread and runtime of its own, so it keeps answering while the caller's
+/// runtime is blocked (a test waiting on the binary it runs, say), as wiremock does.
 pub struct DevServer {
     addr: SocketAddr,
     store: Arc<Store>,
-    task: tokio::task::JoinHandle<()>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for DevServer {
     fn drop(&mut self) {
-        self.task.abort();
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
 impl DevServer {
     /// Listen on `listen` (port 0: any free port) and serve until dropped.
     pub async fn start(listen: SocketAddr, options: Options) -> Result<DevServer> {
-        let listener = TcpListener::bind(listen)
-            .await
+        let listener = std::net::TcpListener::bind(listen)
+            .and_then(|l| l.set_nonblocking(true).map(|()| l))
             .map_err(|e| Error::runtime(format!("cannot listen on {listen}: {e}")))?;
         let addr = listener.local_addr()?;
         let store = Arc::new(Store::default());
         let options = Arc::new(options);
-        let task = {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (ready_tx, ready) = std::sync::mpsc::channel::<Result<()>>();
+        let thread = {
             let store = store.clone();
-            tokio::spawn(async move {
-                loop {
-                    let Ok((sock, _)) = listener.accept().await else {
-                        continue;
+            std::thread::Builder::new()
+                .name("dev-destination".into())
+                .spawn(move || {
+                    let runtime = match tokio::runtime::Builder::new_multi_thread()
+                        .worker_threads(2)
+                        .thread_name("dev-destination")
+                        .enable_all()
+                        .build()
+                    {
+                        Ok(rt) => rt,
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(Error::runtime(format!(
+                                "cannot start the destination's runtime: {e}"
+                            ))));
+                            return;
+                        }
                     };
-                    let _ = sock.set_nodelay(true);
-                    tokio::spawn(serve(sock, store.clone(), options.clone()));
-                }
-            })
+                    runtime.block_on(async move {
+                        let listener = match TcpListener::from_std(listener) {
+                            Ok(l) => l,
+                            Err(e) => {
+                                let _ = ready_tx.send(Err(e.into()));
+                                return;
+                            }
+                        };
+                        let _ = ready_tx.send(Ok(()));
+                        let accept = async {
+                            loop {
+                                let Ok((sock, _)) = listener.accept().await else {
+                                    tokio::time::sleep(Duration::from_millis(10)).await;
+                                    continue;
+                                };
+                                let _ = sock.set_nodelay(true);
+                                tokio::spawn(serve(sock, store.clone(), options.clone()));
+                            }
+                        };
+                        tokio::select! {
+                            _ = stopped => {}
+                            () = accept => {}
+                        }
+                    });
+                    // Open connections end with the runtime.
+                    runtime.shutdown_background();
+                })
+                .map_err(|e| Error::runtime(format!("cannot start the destination: {e}")))?
         };
-        Ok(DevServer { addr, store, task })
+        ready
+            .recv()
+            .map_err(|_| Error::runtime("the destination's thread ended before it was ready"))??;
+        Ok(DevServer {
+            addr,
+            store,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
     }
 
     pub fn addr(&self) -> SocketAddr {

@@ -13,7 +13,7 @@ use wiremock::matchers::{method, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::harness::*;
-use crate::remote::config_for;
+use crate::remote::{config_for, faults};
 
 const TOKEN: &str = "rec0ncile-t0ken-xyz";
 
@@ -96,14 +96,19 @@ impl World {
     fn reconcile(&self, extra: &[&str]) -> Run {
         let mut args = vec!["--config", self.cfg.as_str(), "reconcile", "-o", "json"];
         args.extend_from_slice(extra);
-        Run(self
+        let run = Run(self
             .env
             .cmd()
             .env("CMS_A_TOKEN", TOKEN)
             .args(&args)
             .write_stdin("")
             .output()
-            .unwrap())
+            .unwrap());
+        assert!(
+            !run.stdout().contains(TOKEN) && !run.stderr().contains(TOKEN),
+            "the token leaked into the output"
+        );
+        run
     }
 
     fn all(&self) -> Vec<&Job> {
@@ -840,4 +845,104 @@ async fn on_a_terminal_apply_asks_first() {
     assert_eq!(pty_exit(&p), 0);
     assert_eq!(env.job(a.id).await.state, State::Accepted);
     assert_eq!(env.job(b.id).await.state, State::SafeToRetry);
+}
+
+/// Whatever way the destination fails, reconcile --apply moves nothing: every job `unknown`,
+/// exit 5.
+#[tokio::test]
+async fn every_fault_is_unknown_and_apply_moves_nothing() {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    let elsewhere = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(found("r", "ab"))
+        .mount(&elsewhere)
+        .await;
+    let cfg = env.write_config(&config_for(
+        &server.uri(),
+        "\n[lookup]\nmax_body_bytes = 4096\n",
+    ));
+    let mut jobs = Vec::new();
+    for (name, resp) in faults(&elsewhere.uri()) {
+        let job = env
+            .seed(Seed::new(name).state(State::Uncertain).sent_ago(600))
+            .await;
+        mount(&server, &job, resp).await;
+        jobs.push(job);
+    }
+    // And a destination nobody listens on.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let cfg_text = std::fs::read_to_string(&cfg).unwrap()
+        + &config_for(&format!("http://127.0.0.1:{port}"), "")
+            .replace("[destinations.cms-a]", "[destinations.cms-down]");
+    let cfg = env.write_config(&cfg_text);
+    jobs.push(
+        env.seed(
+            Seed::new("refused")
+                .destination("cms-down")
+                .state(State::Uncertain)
+                .sent_ago(600),
+        )
+        .await,
+    );
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "reconcile",
+            "--apply",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .expect(5)
+        .json();
+    let n = jobs.len() as u64;
+    assert_eq!(
+        out["summary"],
+        json!({"accept": 0, "safe_to_retry": 0, "conflict": 0, "wait": 0, "unknown": n,
+               "moved": 0, "skipped": 0})
+    );
+    for r in out["jobs"].as_array().unwrap() {
+        assert_eq!(r["action"], "none", "{r}");
+        assert_eq!(r["to_state"], Value::Null, "{r}");
+    }
+    for j in &jobs {
+        assert_eq!(&env.job(j.id).await, j, "{} changed", j.article_id);
+        assert_eq!(env.events(j.id).await.len(), 1);
+    }
+    assert!(elsewhere.received_requests().await.unwrap().is_empty());
+}
+
+/// The token variable missing: with --destination it is a usage error naming the variable;
+/// over all destinations, that destination's jobs are `unknown` with the same reason.
+#[tokio::test]
+async fn a_missing_token_variable_is_named_never_guessed() {
+    let w = world().await;
+    let run = w
+        .env
+        .run(&["--config", &w.cfg, "reconcile", "--destination", "cms-a"])
+        .expect(2);
+    assert!(run.stderr().contains("CMS_A_TOKEN"), "{}", run.stderr());
+    let run = w
+        .env
+        .run(&[
+            "--config",
+            &w.cfg,
+            "reconcile",
+            "--apply",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .expect(5);
+    let out = run.json();
+    assert_eq!(out["summary"]["unknown"], 7, "{out}");
+    assert_eq!(out["summary"]["moved"], 0);
+    assert!(run.stderr().contains("CMS_A_TOKEN"), "{}", run.stderr());
+    assert!(w.server.received_requests().await.unwrap().is_empty());
+    w.assert_nothing_changed().await;
 }

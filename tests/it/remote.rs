@@ -352,18 +352,11 @@ async fn the_token_is_sent_as_a_bearer_header_and_never_shown() {
     assert_eq!(server.received_requests().await.unwrap().len(), 2);
 }
 
-/// Every way of not answering properly is `unreachable` / `unknown`, exit 1, and moves nothing.
-#[tokio::test]
-async fn every_fault_is_unknown_and_moves_nothing() {
-    let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let elsewhere = MockServer::start().await;
-    let cfg = env.write_config(&config_for(
-        &server.uri(),
-        "\n[lookup]\nmax_body_bytes = 4096\n",
-    ));
+/// Every way a destination can fail to answer properly (with `max_body_bytes = 4096` and a
+/// 1 s timeout): name and response. `elsewhere` is another server a redirect points to.
+pub fn faults(elsewhere: &str) -> Vec<(&'static str, ResponseTemplate)> {
     let big = json!([{"id": "r", "payload_hash": "x", "pad": "p".repeat(5000)}]);
-    let faults: Vec<(&str, ResponseTemplate)> = vec![
+    vec![
         (
             "slow",
             ok_json(json!([{"id": "r"}])).set_delay(Duration::from_millis(2500)),
@@ -380,7 +373,7 @@ async fn every_fault_is_unknown_and_moves_nothing() {
             "redirect",
             ResponseTemplate::new(302).insert_header(
                 "location",
-                format!("{}/articles?external_ref=x", elsewhere.uri()).as_str(),
+                format!("{elsewhere}/articles?external_ref=x").as_str(),
             ),
         ),
         (
@@ -389,7 +382,20 @@ async fn every_fault_is_unknown_and_moves_nothing() {
         ),
         ("notarray", ok_json(json!({"id": "r"}))),
         ("noid", ok_json(json!([{"payload_hash": "ab"}]))),
-    ];
+    ]
+}
+
+/// Every way of not answering properly is `unreachable` / `unknown`, exit 1, and moves nothing.
+#[tokio::test]
+async fn every_fault_is_unknown_and_moves_nothing() {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    let elsewhere = MockServer::start().await;
+    let cfg = env.write_config(&config_for(
+        &server.uri(),
+        "\n[lookup]\nmax_body_bytes = 4096\n",
+    ));
+    let faults = faults(&elsewhere.uri());
     Mock::given(method("GET"))
         .respond_with(ok_json(json!([{"id": "r"}])))
         .mount(&elsewhere)
