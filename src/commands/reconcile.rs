@@ -120,9 +120,14 @@ impl Summary {
         }
     }
 
-    fn line(&self, applied: bool) -> String {
+    fn line(&self, applied: bool, declined: bool) -> String {
         let tail = if applied {
             format!("; moved {}, skipped {}", self.moved, self.skipped)
+        } else if declined {
+            format!(
+                "; {} would move: declined, nothing changed",
+                self.would_move()
+            )
         } else if self.would_move() > 0 {
             format!(
                 "; {} would move: nothing changed, run with --apply to make these moves",
@@ -250,6 +255,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     if !go {
         ctx.ui.status("nothing changed");
         let mut out = Printer::new(ctx, false);
+        out.declined = true;
         for row in &rows {
             out.row(row)?;
         }
@@ -536,6 +542,8 @@ fn show_plan(ctx: &Context, summary: &Summary, moves: &[Judged]) {
 struct Printer<'a> {
     ctx: &'a Context,
     applied: bool,
+    /// The person answered no: say so instead of suggesting --apply.
+    declined: bool,
     rows: u64,
 }
 
@@ -544,6 +552,7 @@ impl<'a> Printer<'a> {
         Printer {
             ctx,
             applied,
+            declined: false,
             rows: 0,
         }
     }
@@ -619,7 +628,7 @@ impl<'a> Printer<'a> {
                 if ui.quiet {
                     return Ok(());
                 }
-                ui.out(&summary.line(self.applied))
+                ui.out(&summary.line(self.applied, self.declined))
             }
         }
     }
