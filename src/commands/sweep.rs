@@ -60,6 +60,7 @@ async fn leases(ctx: &Context, args: &LeasesArgs) -> Result<Exit> {
         limit: args.limit,
         max_runtime: args.max_runtime.map(|d| d.0),
         dry_run: args.dry_run,
+        read_only: ctx.globals.read_only,
         actor: sweep_actor(ctx),
     };
     let db = ctx.db().await?;

@@ -49,6 +49,10 @@ pub struct SweepOptions {
     pub max_runtime: Option<Duration>,
     /// Select and lock as a real run would, but move nothing.
     pub dry_run: bool,
+    /// The session is read-only (`--read-only`, a hot standby): only a dry run is possible,
+    /// and it selects without row locks, so a job another session holds is counted as one
+    /// that would move and `skipped` stays 0.
+    pub read_only: bool,
     /// Recorded as each event's actor.
     pub actor: String,
 }
@@ -61,6 +65,7 @@ impl SweepOptions {
             limit: None,
             max_runtime: None,
             dry_run: false,
+            read_only: false,
             actor: actor.into(),
         }
     }
@@ -141,7 +146,7 @@ fn sweep_from_states() -> Vec<State> {
 /// `cand` locks the batch. `bound` says how far the scan reached (`hi`): to the last locked key
 /// when the batch is full, to the cutoff otherwise. `seen` counts the expired jobs in that range,
 /// as of the statement's snapshot, that the batch did not lock: the skipped ones.
-fn batch_sql(dry_run: bool) -> String {
+fn batch_sql(dry_run: bool, lock: bool) -> String {
     let from = state_literals(&sweep_from_states());
     let unsent_from = state_literals(Action::SweepUnsent.from());
     let sent_from = state_literals(Action::SweepSent.from());
@@ -155,6 +160,7 @@ fn batch_sql(dry_run: bool) -> String {
         .condition
         .replace('\'', "''");
     let sent_reason = Action::SweepSent.transition().condition.replace('\'', "''");
+    let locking = if lock { "FOR UPDATE SKIP LOCKED" } else { "" };
     let head = format!(
         "
 WITH cand AS MATERIALIZED (
@@ -167,7 +173,7 @@ WITH cand AS MATERIALIZED (
                                     COALESCE($3::uuid, '00000000-0000-0000-0000-000000000000'::uuid))
     ORDER BY lease_expires_at, id
     LIMIT $4::int
-    FOR UPDATE SKIP LOCKED
+    {locking}
 ), last AS (
     SELECT lease_expires_at, id FROM cand ORDER BY lease_expires_at DESC, id DESC LIMIT 1
 ), bound AS MATERIALIZED (
@@ -286,7 +292,15 @@ pub async fn sweep_with_progress<C: GenericClient>(
         )
         .await?
         .get(0);
-    let stmt = client.prepare(&batch_sql(opts.dry_run)).await?;
+    if opts.read_only && !opts.dry_run {
+        return Err(Error::usage(
+            "sweep leases moves jobs and cannot run on a read-only session (--read-only)",
+        )
+        .hinted("add --dry-run to count what a sweep would move, or drop --read-only"));
+    }
+    let stmt = client
+        .prepare(&batch_sql(opts.dry_run, !opts.read_only))
+        .await?;
     let mut report = SweepReport {
         examined: 0,
         to_pending: 0,
@@ -436,10 +450,12 @@ mod tests {
     #[test]
     fn sweep_rows_come_from_the_transition_table() {
         assert_eq!(sweep_from_states(), vec![State::InFlight]);
-        let sql = batch_sql(false);
+        let sql = batch_sql(false, true);
         assert!(sql.contains("'pending'") && sql.contains("'uncertain'"));
         assert!(sql.contains("'sweep_unsent'") && sql.contains("'sweep_sent'"));
         assert!(sql.contains("FOR UPDATE SKIP LOCKED"));
-        assert!(!batch_sql(true).contains("UPDATE publication_jobs"));
+        assert!(!batch_sql(true, true).contains("UPDATE publication_jobs"));
+        assert!(batch_sql(true, true).contains("FOR UPDATE SKIP LOCKED"));
+        assert!(!batch_sql(true, false).contains("FOR UPDATE"));
     }
 }

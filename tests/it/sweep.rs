@@ -639,3 +639,33 @@ async fn library_sweep_reports_the_same_counts() {
     assert_eq!((real.to_pending, real.to_uncertain), (1, 1));
     assert_eq!(real.stopped_by, StoppedBy::Done);
 }
+
+/// On a read-only session (`--read-only`, or a hot standby) only a dry run is possible; it
+/// counts without row locks, so it cannot see what other sessions hold.
+#[tokio::test]
+async fn read_only_session_can_dry_run_but_not_sweep() {
+    let env = TestEnv::new().await;
+    let unsent = env.seed(expired("a", 600, false)).await;
+    let sent = env.seed(expired("b", 600, true)).await;
+    let run = env
+        .run(&["--read-only", "sweep", "leases", "-o", "json"])
+        .expect(2);
+    assert_eq!(run.json()["error"]["kind"], json!("usage"));
+    let holder = env.connect().await;
+    holder
+        .batch_execute(&format!(
+            "BEGIN; SELECT 1 FROM publication_jobs WHERE id = '{}' FOR UPDATE",
+            sent.id
+        ))
+        .await
+        .unwrap();
+    let dry = sweep_json(&env, &["--read-only", "--dry-run"]);
+    assert_eq!(
+        counts(&dry),
+        (2, 1, 1, 0, true),
+        "no locks: the held job counts too"
+    );
+    holder.batch_execute("ROLLBACK").await.unwrap();
+    assert_untouched(&unsent, &env.job(unsent.id).await);
+    assert_untouched(&sent, &env.job(sent.id).await);
+}
