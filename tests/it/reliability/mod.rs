@@ -2,12 +2,12 @@
 //! Random interleavings against a model, crashes, database faults, busy rows, bad input,
 //! secrets, TLS, least-privilege roles and a hot standby.
 
-mod model;
 mod bad_input;
-mod roles;
 mod cluster;
-mod tls;
+mod crash;
 mod faults;
 mod ha;
+mod model;
+mod roles;
 mod secrets;
-mod crash;
+mod tls;
