@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use tokio_postgres::types::ToSql;
 use tokio_postgres::{GenericClient, Statement};
 use uuid::Uuid;
 
@@ -372,33 +373,25 @@ async fn run_batch<C: GenericClient>(
     let after_exp = cursor.map(|c| c.0);
     let after_id = cursor.map(|c| c.1);
     let n = i32::try_from(want).map_err(|_| Error::bug("batch size out of range"))?;
-    client
-        .batch_execute("BEGIN; SET LOCAL enable_bitmapscan = off")
-        .await?;
-    let result = if opts.dry_run {
-        client
-            .query_one(stmt, &[&cutoff, &after_exp, &after_id, &n])
-            .await
-    } else {
-        client
-            .query_one(
-                stmt,
-                &[&cutoff, &after_exp, &after_id, &n, &opts.actor, &grace_text],
-            )
-            .await
-    };
-    let row = match result {
-        Ok(row) => row,
-        Err(e) => {
-            // Leave the connection usable; the batch changed nothing.
-            let _ = client.batch_execute("ROLLBACK").await;
-            return Err(e.into());
-        }
-    };
-    // A dry run releases its locks without committing anything.
-    client
-        .batch_execute(if opts.dry_run { "ROLLBACK" } else { "COMMIT" })
-        .await?;
+    let actor: &(dyn ToSql + Sync) = &opts.actor;
+    let grace: &(dyn ToSql + Sync) = &grace_text;
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&cutoff, &after_exp, &after_id, &n];
+    if !opts.dry_run {
+        params.extend([actor, grace]);
+    }
+    // BEGIN, the statement and the end of the transaction go out together (tokio-postgres
+    // pipelines requests polled together): one round trip a batch. If the statement fails,
+    // the transaction is aborted and the COMMIT that follows rolls it back, so the batch
+    // changes nothing and the connection is left outside any transaction. A dry run releases
+    // its locks without committing anything.
+    let (begun, result, ended) = futures::join!(
+        client.batch_execute("BEGIN; SET LOCAL enable_bitmapscan = off"),
+        client.query_one(stmt, &params),
+        client.batch_execute(if opts.dry_run { "ROLLBACK" } else { "COMMIT" }),
+    );
+    begun?;
+    let row = result?;
+    ended?;
     let last_exp: Option<DateTime<Utc>> = row.try_get(1)?;
     let last_id: Option<Uuid> = row.try_get(2)?;
     Ok(Batch {

@@ -526,8 +526,17 @@ async fn worker_and_sweep_racing_on_one_job_have_exactly_one_winner() {
         let barrier = Arc::new(tokio::sync::Barrier::new(2));
         let worker_task = {
             let (db, barrier, job) = (worker_db.clone(), barrier.clone(), job.clone());
+            // The sweep needs a few round trips before its UPDATE, the worker one: in every
+            // other group of rounds the worker starts up to 2 ms late, so that both orders
+            // (and the overlaps between) occur.
+            let stagger = if (round / 4) % 2 == 0 {
+                std::time::Duration::ZERO
+            } else {
+                std::time::Duration::from_micros((round as u64 * 397) % 2000)
+            };
             tokio::spawn(async move {
                 barrier.wait().await;
+                tokio::time::sleep(stagger).await;
                 match how {
                     WorkerMove::Complete => worker::complete(&*db, &job, "remote-9").await,
                     WorkerMove::Renew => {
@@ -582,6 +591,10 @@ async fn worker_and_sweep_racing_on_one_job_have_exactly_one_winner() {
         assert_eq!(report.examined, report.moved() + report.skipped);
     }
     eprintln!("worker won {} rounds, sweep won {}", wins[0], wins[1]);
+    assert!(
+        wins[0] > 0 && wins[1] > 0,
+        "both orders must occur for the race to test anything: {wins:?}"
+    );
     env.assert_invariants().await;
 }
 
