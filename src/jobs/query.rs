@@ -250,10 +250,49 @@ struct Branch {
     conditions: Vec<String>,
 }
 
+/// How `jobs stuck` reads the in_flight jobs whose lease expired.
+///
+/// The planner cannot estimate `state = 'in_flight' AND lease_expires_at < now()`: it takes
+/// the two for independent, while a lease exists only in flight, and so it always expects a
+/// handful of rows and reads them all through `ix_publication_jobs_lease`, then sorts. That
+/// is right when few leases expired (`Few`), and reads thousands of rows when the sweep has
+/// stopped, exactly when an operator asks (`Many`: walk the in-flight jobs in keyset order
+/// through `ix_publication_jobs_open_created` and stop after a page). [`page`] counts first
+/// and chooses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ExpiredLeases {
+    #[default]
+    Few,
+    Many,
+}
+
+impl ExpiredLeases {
+    /// Few when reading every expired lease costs fewer rows than walking the in-flight
+    /// jobs until a page of expired ones is found (about `page × in_flight / expired`).
+    pub fn choose(expired: i64, in_flight: i64, limit: u32) -> ExpiredLeases {
+        let page = i64::from(limit) + 1;
+        if expired.saturating_mul(expired) <= page.saturating_mul(in_flight) {
+            ExpiredLeases::Few
+        } else {
+            ExpiredLeases::Many
+        }
+    }
+}
+
+/// How many in_flight jobs there are and how many of their leases have expired (an
+/// index-only scan of `ix_publication_jobs_lease`).
+pub const LEASE_COUNTS_SQL: &str = "SELECT count(*) FILTER (WHERE lease_expires_at < now()), \
+     count(*) FROM publication_jobs WHERE state = 'in_flight'";
+
 /// The statement of one page: at most `limit + 1` jobs after `after`, in keyset order, each
 /// row followed by the database's `now()` (for ages). The extra row says whether there is a
 /// next page.
-pub fn list_sql(listing: &Listing, after: Option<Position>, limit: u32) -> Sql {
+pub fn list_sql(
+    listing: &Listing,
+    after: Option<Position>,
+    limit: u32,
+    expired: ExpiredLeases,
+) -> Sql {
     let mut sql = Sql::new();
     let mut common: Vec<String> = Vec::new();
     let branches: Vec<Branch> = match listing {
@@ -314,7 +353,11 @@ pub fn list_sql(listing: &Listing, after: Option<Position>, limit: u32) -> Sql {
                 },
                 Branch {
                     state: Some(State::InFlight),
-                    conditions: vec!["lease_expires_at < now()".into()],
+                    conditions: vec![match expired {
+                        ExpiredLeases::Few => "lease_expires_at < now()".into(),
+                        // The same condition, in a form no index can serve.
+                        ExpiredLeases::Many => "(lease_expires_at < now()) IS TRUE".into(),
+                    }],
                 },
             ]
         }
@@ -377,7 +420,14 @@ pub async fn page<C: GenericClient>(
     cursor: Option<&str>,
 ) -> Result<JobPage> {
     let after = cursor.map(|c| decode_cursor(listing, c)).transpose()?;
-    let sql = list_sql(listing, after, limit);
+    let expired = match listing {
+        Listing::Stuck { .. } => {
+            let row = client.query_one(LEASE_COUNTS_SQL, &[]).await?;
+            ExpiredLeases::choose(row.try_get(0)?, row.try_get(1)?, limit)
+        }
+        Listing::Jobs(_) => ExpiredLeases::Few,
+    };
+    let sql = list_sql(listing, after, limit, expired);
     let rows = client.query(&sql.text, &sql.params()).await?;
     let now = match rows.first() {
         Some(row) => row.try_get(JOB_COLUMN_COUNT)?,
@@ -532,39 +582,44 @@ pub struct Health {
     pub oldest_expired_lease: Option<DateTime<Utc>>,
 }
 
-/// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. One index-only scan
-/// of `ix_publication_jobs_open_state_age` over the four states it counts (each number a
-/// FILTER of that one pass), and one range of `ix_publication_jobs_lease` for the leases.
+/// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. Per state, one pass
+/// of an index-only scan of `ix_publication_jobs_open_state_age` over the four states `check`
+/// counts; the cutoffs are computed once (InitPlans), not per row.
 pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
     let mut sql = Sql::new();
     let stuck = sql.bind(secs(stuck_after));
     let overdue = sql.bind(uncertain_after.map(secs));
-    let uncertain = literal(State::Uncertain);
-    let conflict = literal(State::Conflict);
-    let waiting = format!(
-        "{}, {}",
-        literal(State::Pending),
-        literal(State::SafeToRetry)
-    );
-    let in_flight = literal(State::InFlight);
-    let stuck_cutoff = format!("now() - make_interval(secs => {stuck}::float8)");
+    let states = [
+        State::Uncertain,
+        State::Conflict,
+        State::Pending,
+        State::SafeToRetry,
+    ]
+    .map(literal)
+    .join(", ");
+    let stuck_cutoff = format!("(SELECT now() - make_interval(secs => {stuck}::float8))");
+    let overdue_cutoff = format!("(SELECT now() - make_interval(secs => {overdue}::float8))");
     sql.text = format!(
-        "SELECT now(),
-           count(*) FILTER (WHERE state = {uncertain}),
-           min(state_changed_at) FILTER (WHERE state = {uncertain}),
-           count(*) FILTER (WHERE state = {uncertain}
-               AND state_changed_at < now() - make_interval(secs => {overdue}::float8)),
-           count(*) FILTER (WHERE state = {conflict}),
-           min(state_changed_at) FILTER (WHERE state = {conflict}),
-           count(*) FILTER (WHERE state IN ({waiting}) AND state_changed_at < {stuck_cutoff}),
-           min(state_changed_at) FILTER (WHERE state IN ({waiting})
-               AND state_changed_at < {stuck_cutoff}),
-           (SELECT count(*) FROM publication_jobs
-             WHERE state = {in_flight} AND lease_expires_at < {stuck_cutoff}),
-           (SELECT min(lease_expires_at) FROM publication_jobs
-             WHERE state = {in_flight} AND lease_expires_at < {stuck_cutoff})
+        "SELECT state, count(*), min(state_changed_at),
+                count(*) FILTER (WHERE state_changed_at < {stuck_cutoff}),
+                min(state_changed_at) FILTER (WHERE state_changed_at < {stuck_cutoff}),
+                count(*) FILTER (WHERE state_changed_at < {overdue_cutoff})
          FROM publication_jobs
-         WHERE state IN ({uncertain}, {conflict}, {waiting})"
+         WHERE state IN ({states})
+         GROUP BY state"
+    );
+    sql
+}
+
+/// `$1` seconds: how many in_flight jobs hold a lease that expired more than that long ago,
+/// and the oldest expiry (a range of `ix_publication_jobs_lease`); with the clock.
+pub fn expired_leases_sql(ago: Duration) -> Sql {
+    let mut sql = Sql::new();
+    let ago = sql.bind(secs(ago));
+    let in_flight = literal(State::InFlight);
+    sql.text = format!(
+        "SELECT now(), count(*), min(lease_expires_at) FROM publication_jobs
+         WHERE state = {in_flight} AND lease_expires_at < now() - make_interval(secs => {ago}::float8)"
     );
     sql
 }
@@ -574,20 +629,53 @@ pub async fn health<C: GenericClient>(
     stuck_after: Duration,
     uncertain_after: Option<Duration>,
 ) -> Result<Health> {
-    let sql = health_sql(stuck_after, uncertain_after);
-    let row = client.query_one(&sql.text, &sql.params()).await?;
-    Ok(Health {
-        now: row.try_get(0)?,
-        uncertain: row.try_get(1)?,
-        oldest_uncertain: row.try_get(2)?,
-        uncertain_overdue: row.try_get(3)?,
-        conflict: row.try_get(4)?,
-        oldest_conflict: row.try_get(5)?,
-        waiting: row.try_get(6)?,
-        oldest_waiting: row.try_get(7)?,
-        expired_leases: row.try_get(8)?,
-        oldest_expired_lease: row.try_get(9)?,
-    })
+    let grouped = health_sql(stuck_after, uncertain_after);
+    let leases = expired_leases_sql(stuck_after);
+    let (grouped_params, lease_params) = (grouped.params(), leases.params());
+    let (rows, lease) = futures::try_join!(
+        client.query(&grouped.text, &grouped_params),
+        client.query_one(&leases.text, &lease_params),
+    )?;
+    let mut h = Health {
+        now: lease.try_get(0)?,
+        uncertain: 0,
+        oldest_uncertain: None,
+        uncertain_overdue: 0,
+        conflict: 0,
+        oldest_conflict: None,
+        waiting: 0,
+        oldest_waiting: None,
+        expired_leases: lease.try_get(1)?,
+        oldest_expired_lease: lease.try_get(2)?,
+    };
+    for row in &rows {
+        let state: String = row.try_get(0)?;
+        let count: i64 = row.try_get(1)?;
+        let oldest: Option<DateTime<Utc>> = row.try_get(2)?;
+        let stuck: i64 = row.try_get(3)?;
+        let oldest_stuck: Option<DateTime<Utc>> = row.try_get(4)?;
+        let overdue: i64 = row.try_get(5)?;
+        match state.parse::<State>() {
+            Ok(State::Uncertain) => {
+                h.uncertain = count;
+                h.oldest_uncertain = oldest;
+                h.uncertain_overdue = overdue;
+            }
+            Ok(State::Conflict) => {
+                h.conflict = count;
+                h.oldest_conflict = oldest;
+            }
+            Ok(State::Pending | State::SafeToRetry) => {
+                h.waiting += stuck;
+                h.oldest_waiting = match (h.oldest_waiting, oldest_stuck) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            _ => return Err(Error::bug(format!("health counted state {state}"))),
+        }
+    }
+    Ok(h)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -788,6 +876,18 @@ mod tests {
     }
 
     #[test]
+    fn expired_leases_choose_the_cheaper_read() {
+        use ExpiredLeases::*;
+        // A few expired among a few hundred in flight: read them all.
+        assert_eq!(ExpiredLeases::choose(3, 200, 50), Few);
+        assert_eq!(ExpiredLeases::choose(0, 0, 50), Few);
+        // A third of 50 000 expired: walk the in-flight jobs, about 150 rows for a page.
+        assert_eq!(ExpiredLeases::choose(16_667, 50_000, 50), Many);
+        // 100 of 50 000 expired: reading 100 beats walking 25 000.
+        assert_eq!(ExpiredLeases::choose(100, 50_000, 50), Few);
+    }
+
+    #[test]
     fn cursors_round_trip() {
         let l = Listing::uncertain(Some("cms-a".into()));
         let c = encode_cursor(&l, pos());
@@ -837,7 +937,7 @@ mod tests {
             tenant: Some("t".into()),
             ..ListFilter::default()
         });
-        let sql = list_sql(&l, Some(pos()), 50);
+        let sql = list_sql(&l, Some(pos()), 50, ExpiredLeases::Few);
         assert!(!sql.text.contains("DROP"), "{}", sql.text);
         assert!(sql.text.contains("state = 'uncertain'"));
         assert!(sql.text.contains("state = 'conflict'"));

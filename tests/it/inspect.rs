@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use reconctl::jobs::query::{self, ListFilter, Listing};
+use reconctl::jobs::query::{self, ExpiredLeases, ListFilter, Listing};
 use reconctl::jobs::{Job, State};
 use serde_json::{json, Value};
 use tokio_postgres::Client;
@@ -316,14 +316,19 @@ async fn empty_lists_say_so() {
     );
 }
 
-/// Walk every page of a listing with the binary; returns the ids in the order seen.
+/// Walk every page of `jobs list ARGS` with the binary; returns the jobs in the order seen
+/// and the number of pages.
 fn walk(env: &TestEnv, args: &[&str], limit: u32) -> (Vec<Value>, usize) {
+    walk_command(env, "list", args, limit)
+}
+
+fn walk_command(env: &TestEnv, command: &str, args: &[&str], limit: u32) -> (Vec<Value>, usize) {
     let mut seen = Vec::new();
     let mut cursor: Option<String> = None;
     let mut pages = 0;
     loop {
         let limit = limit.to_string();
-        let mut full: Vec<&str> = vec!["jobs", "list", "-o", "json", "--limit", &limit];
+        let mut full: Vec<&str> = vec!["jobs", command, "-o", "json", "--limit", &limit];
         full.extend_from_slice(args);
         if let Some(c) = &cursor {
             full.push("--cursor");
@@ -661,6 +666,47 @@ async fn stuck_boundaries_are_exact_to_the_threshold() {
         .expect(0)
         .json();
     assert_eq!(ids(&v), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn stuck_pages_are_the_same_whether_few_or_many_leases_expired() {
+    let env = TestEnv::new().await;
+    // 40 in flight, 30 of them expired: with pages of 3, walking the in-flight jobs is
+    // cheaper than reading every expired lease (the `Many` plan); with pages of 50, the
+    // other way round (`Few`). Both list the same jobs, in the same order.
+    let mut expired = Vec::new();
+    for i in 0..40 {
+        let expires_in = if i % 4 == 0 { 600 } else { -60 - i };
+        let job = env
+            .seed(
+                Seed::new(&format!("f{i:02}"))
+                    .state(InFlight)
+                    .lease("w", expires_in)
+                    .aged(3600 - i),
+            )
+            .await;
+        if expires_in < 0 {
+            expired.push(job.id.to_string());
+        }
+    }
+    assert_eq!(
+        query::ExpiredLeases::choose(30, 40, 3),
+        query::ExpiredLeases::Many
+    );
+    assert_eq!(
+        query::ExpiredLeases::choose(30, 40, 50),
+        query::ExpiredLeases::Few
+    );
+    let (small, pages) = walk_command(&env, "stuck", &[], 3);
+    assert_eq!(pages, 10);
+    let (large, _) = walk_command(&env, "stuck", &[], 50);
+    let ids = |v: &[Value]| -> Vec<String> {
+        v.iter()
+            .map(|j| j["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids(&small), expired, "oldest first, each once");
+    assert_eq!(ids(&large), expired);
 }
 
 #[tokio::test]
@@ -1715,12 +1761,25 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
     ];
     let mut statements: Vec<(String, query::Sql)> = Vec::new();
     for (name, listing) in &listings {
-        statements.push((name.to_string(), query::list_sql(listing, None, 50)));
+        statements.push((
+            name.to_string(),
+            query::list_sql(listing, None, 50, ExpiredLeases::Few),
+        ));
         statements.push((
             format!("{name} (page 2)"),
-            query::list_sql(listing, after, 50),
+            query::list_sql(listing, after, 50, ExpiredLeases::Few),
         ));
+        if matches!(listing, Listing::Stuck { .. }) {
+            statements.push((
+                format!("{name} (many expired leases)"),
+                query::list_sql(listing, after, 50, ExpiredLeases::Many),
+            ));
+        }
     }
+    statements.push((
+        "stuck: lease counts".into(),
+        query::Sql::from_text(query::LEASE_COUNTS_SQL),
+    ));
     statements.push((
         "status/metrics".into(),
         query::Sql::from_text(query::OPEN_GROUPS_SQL),
@@ -1728,6 +1787,10 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
     statements.push((
         "check".into(),
         query::health_sql(Duration::from_secs(900), Some(Duration::from_secs(1800))),
+    ));
+    statements.push((
+        "check: expired leases".into(),
+        query::expired_leases_sql(Duration::from_secs(900)),
     ));
     let window = query::event_window_sql(Duration::from_secs(3600));
     let after: i64 = env
