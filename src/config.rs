@@ -193,9 +193,17 @@ impl Config {
                 )));
             }
             if let Some(var) = &dest.token_env {
-                if var.is_empty() || var.contains('=') || var.contains('\0') {
+                // A name, not a value: someone who pastes the token itself here must not see it
+                // echoed back in this message (or in "variable … is not set" later).
+                let is_name = var
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && var.len() <= 128;
+                if !is_name {
                     return Err(Error::config(format!(
-                        "invalid config {}: destinations.{name}.token_env must name an environment variable",
+                        "invalid config {}: destinations.{name}.token_env must name an environment variable (letters, digits and _), not hold the token itself",
                         origin.display()
                     )));
                 }
@@ -367,6 +375,12 @@ settle_after = "2m"
         let err = parse("[destinations.x]\nlookup_url = \"http://h/{ref}\"\ntoken = \"s3cret\"\n")
             .unwrap_err();
         assert!(err.message.contains("token"), "{}", err.message);
+        assert!(!err.message.contains("s3cret"), "{}", err.message);
+        let err = parse(
+            "[destinations.x]\nlookup_url = \"http://h/{ref}\"\ntoken_env = \"eyJhbGciOi.s3cret-token\"\n",
+        )
+        .unwrap_err();
+        assert!(err.message.contains("token_env"), "{}", err.message);
         assert!(!err.message.contains("s3cret"), "{}", err.message);
     }
 }

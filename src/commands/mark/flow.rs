@@ -15,6 +15,7 @@ use super::MarkArgs;
 use crate::commands::Exit;
 use crate::context::Context;
 use crate::error::{Error, Kind, Result};
+use crate::jobs::commit;
 use crate::jobs::store::{self, Effects, MoveOutcome, MoveRequest};
 use crate::jobs::Job;
 
@@ -100,8 +101,10 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
         tx.rollback().await?;
         outcome
     } else {
+        // A mark must not itself leave an uncertain outcome: if the answer to its COMMIT is
+        // lost, the server is asked what became of the transaction (jobs::commit).
         let db = ctx.db().await?;
-        store::guarded_move(&**db, &req).await?
+        commit::guarded_move_tracked(&**db, &req, ctx.target()?).await?
     };
     match outcome {
         MoveOutcome::Moved { job, event } => {
