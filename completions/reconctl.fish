@@ -142,7 +142,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_s
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l state -d 'Only jobs in this state (repeatable)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l destination -d 'Only jobs for this destination' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l tenant -d 'Only jobs of this tenant' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l article -d 'Only jobs of this article' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l article -d 'Only jobs of this article (with --tenant: of that tenant)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l external-ref -d 'Only the job with this external_ref' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l older-than -d 'Only jobs that have been in their current state longer than this' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l limit -d 'At most this many jobs (1 to 10000)' -r
@@ -420,7 +420,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l destinat
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l limit -d 'Examine at most this many uncertain jobs' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l concurrency -d 'Lookups in flight at once' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l rps -d 'At most this many lookups a second (protect the CMS during its own incident)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l max -d 'Refuse to move more than this many jobs' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l max -d 'Refuse (exit 2, nothing moved) when more than this many jobs would move' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s o -l output -d 'Output format' -r -f -a "table\t''

@@ -41,7 +41,13 @@ pub struct GlobalArgs {
     pub database_url: Option<String>,
 
     /// Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]
-    #[arg(long, env = "RECONCTL_CONFIG", hide_env_values = true, global = true, value_name = "FILE")]
+    #[arg(
+        long,
+        env = "RECONCTL_CONFIG",
+        hide_env_values = true,
+        global = true,
+        value_name = "FILE"
+    )]
     pub config: Option<PathBuf>,
 
     /// Output format
@@ -49,7 +55,13 @@ pub struct GlobalArgs {
     pub output: Format,
 
     /// Who is acting, recorded in every event [default: $USER@host]
-    #[arg(long, env = "RECONCTL_ACTOR", hide_env_values = true, global = true, value_name = "NAME")]
+    #[arg(
+        long,
+        env = "RECONCTL_ACTOR",
+        hide_env_values = true,
+        global = true,
+        value_name = "NAME"
+    )]
     pub actor: Option<String>,
 
     /// Longest a single SQL statement may run [default: 10s]

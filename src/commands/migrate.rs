@@ -25,7 +25,9 @@ pub struct Args {
 #[derive(Debug, Subcommand)]
 pub enum MigrateCommand {
     /// List every migration: applied, pending, divergent or missing
-    #[command(after_help = "Examples:\n  reconctl migrate status\n  reconctl migrate status -o json | jq '.migrations[] | select(.state != \"applied\")'")]
+    #[command(
+        after_help = "Examples:\n  reconctl migrate status\n  reconctl migrate status -o json | jq '.migrations[] | select(.state != \"applied\")'"
+    )]
     Status,
 }
 

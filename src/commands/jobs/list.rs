@@ -32,8 +32,8 @@ pub struct Args {
     /// Only jobs of this tenant
     #[arg(long, value_name = "ID")]
     pub tenant: Option<String>,
-    /// Only jobs of this article (of the --tenant: article ids belong to a tenant, and the index that finds them starts with it)
-    #[arg(long, value_name = "ID", requires = "tenant")]
+    /// Only jobs of this article (with --tenant: of that tenant)
+    #[arg(long, value_name = "ID")]
     pub article: Option<String>,
     /// Only the job with this external_ref
     #[arg(long, value_name = "REF")]

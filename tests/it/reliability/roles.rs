@@ -338,7 +338,15 @@ async fn an_owner_without_createrole_migrates() {
         .iter()
         .map(|m| m["name"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(applied, ["publication_jobs", "roles"]);
+    assert_eq!(
+        applied,
+        [
+            "publication_jobs",
+            "roles",
+            "claim_index",
+            "listing_indexes"
+        ]
+    );
     let grants = env
         .count(
             "SELECT count(*) FROM information_schema.role_table_grants
