@@ -10,7 +10,7 @@ use serde_json::json;
 use tokio_postgres::GenericClient;
 
 use super::external_ref::{is_payload_hash, BusinessKey};
-use super::model::{Event, Job, EVENT_COLUMNS, JOB_COLUMNS, JOB_COLUMN_COUNT};
+use super::model::{Event, Job, JOB_COLUMNS, JOB_COLUMN_COUNT};
 use super::state::{Action, State};
 use super::store::{guarded_move_or_conflict, Effects, MoveRequest, SentAt};
 use crate::error::{Error, Result};
@@ -251,24 +251,24 @@ pub async fn complete<C: GenericClient>(client: &C, job: &Job, remote_id: &str) 
 
 /// The destination rejected it definitively.
 pub async fn fail<C: GenericClient>(client: &C, job: &Job, error: &str) -> Result<Job> {
-    let mut req = fenced(
-        job,
-        Action::Fail,
-        &holder(job),
-        Effects {
-            last_error: Some(error.to_string()),
-            ..Effects::default()
-        },
-    );
-    req.reason = Some(error.to_string());
-    Ok(guarded_move_or_conflict(client, &req).await?.0)
+    leave_with_error(client, job, Action::Fail, error).await
 }
 
 /// The send timed out after sending: nobody knows whether the destination has it.
 pub async fn timed_out<C: GenericClient>(client: &C, job: &Job, error: &str) -> Result<Job> {
+    leave_with_error(client, job, Action::TimedOut, error).await
+}
+
+/// A worker's move out of in_flight that records what went wrong as reason and last_error.
+async fn leave_with_error<C: GenericClient>(
+    client: &C,
+    job: &Job,
+    action: Action,
+    error: &str,
+) -> Result<Job> {
     let mut req = fenced(
         job,
-        Action::TimedOut,
+        action,
         &holder(job),
         Effects {
             last_error: Some(error.to_string()),
@@ -277,13 +277,4 @@ pub async fn timed_out<C: GenericClient>(client: &C, job: &Job, error: &str) -> 
     );
     req.reason = Some(error.to_string());
     Ok(guarded_move_or_conflict(client, &req).await?.0)
-}
-
-/// The columns of an event, prefixed, for statements that join jobs and events.
-pub fn event_columns(prefix: &str) -> String {
-    EVENT_COLUMNS
-        .split(", ")
-        .map(|c| format!("{prefix}.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
