@@ -151,15 +151,20 @@ impl Cluster {
     }
 
     fn command(&self, program: &str) -> Command {
+        use std::os::unix::process::CommandExt;
         let exe = self.bin.join(program);
-        match &self.owner {
+        let mut c = match &self.owner {
             Some(user) => {
                 let mut c = Command::new("runuser");
                 c.args(["-u", user, "--"]).arg(exe);
                 c
             }
             None => Command::new(exe),
-        }
+        };
+        // A process group of its own: a second Ctrl-C from an impatient operator must not
+        // kill `pg_ctl stop` halfway and leave the server running without its directory.
+        c.process_group(0);
+        c
     }
 
     fn run(&self, mut cmd: Command, what: &str, log: &Path) -> Result<()> {
@@ -287,11 +292,31 @@ impl Cluster {
             let _ = pg_ctl.stdin(Stdio::null()).status();
             self.running = false;
             // pg_ctl -w returns once the postmaster is gone; give its children a moment.
+            let pid_file = self.data_dir().join("postmaster.pid");
             for _ in 0..50 {
-                if !self.data_dir().join("postmaster.pid").exists() {
+                if !pid_file.exists() {
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(100));
+            }
+            // Still there (pg_ctl failed or was killed)? End the postmaster by its pid before
+            // its directory goes: never leave a server running on a deleted data directory.
+            if let Some(pid) = std::fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<u32>().ok()))
+            {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+                for _ in 0..50 {
+                    if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
             }
         }
         if self.dir.exists() {
