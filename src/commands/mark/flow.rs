@@ -15,16 +15,18 @@ use super::MarkArgs;
 use crate::commands::Exit;
 use crate::context::Context;
 use crate::error::{Error, Kind, Result};
-use crate::jobs::commit;
 use crate::jobs::store::{self, Effects, MoveOutcome, MoveRequest};
 use crate::jobs::Job;
+use crate::jobs::{commit, reconcile};
 
 pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
     validate(args, mark)?;
     let dry_run = args.confirm.dry_run;
-    let job = {
+    // The job and the database's clock, read before (and released across) the lookup.
+    let (job, clock_offset) = {
         let db = ctx.db().await?;
-        store::get(&**db, &args.job).await?
+        let job = store::get(&**db, &args.job).await?;
+        (job, reconcile::clock_offset(&**db).await?)
     };
 
     if plan::already_done(&job, mark)? {
@@ -53,7 +55,7 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
         .hinted("nothing changed; pass --yes to confirm from a script, or --dry-run to see what would happen"));
     }
 
-    let (evidence, remote_id) = evidence(ctx, &job, mark, args.no_lookup).await?;
+    let (evidence, remote_id) = evidence(ctx, &job, clock_offset, mark, args.no_lookup).await?;
 
     if ask {
         ctx.ui.before_prompt(&consent_summary(
@@ -148,6 +150,7 @@ fn validate(args: &MarkArgs, mark: &Mark) -> Result<()> {
 async fn evidence(
     ctx: &Context,
     job: &Job,
+    clock_offset: chrono::Duration,
     mark: &Mark,
     no_lookup: bool,
 ) -> Result<(Value, Option<String>)> {
@@ -189,7 +192,9 @@ async fn evidence(
         &job.destination,
         &job.external_ref,
         Some(&job.payload_hash),
-        job.sent_at,
+        // On one clock with the lookup, as `reconcile` and `remote lookup` do: a host whose
+        // clock runs ahead must not make a "not found" look settled early.
+        job.sent_at.map(|t| t + clock_offset),
     )
     .await?;
     let remote_id = plan::judge(job, mark, &lookup)?;
