@@ -12,6 +12,7 @@ pub mod jobs;
 pub mod migrate;
 pub mod remote;
 pub mod sandbox;
+pub mod schema;
 pub mod ui;
 
 pub use error::{Error, Kind, Result};

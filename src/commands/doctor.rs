@@ -9,9 +9,9 @@ use super::Exit;
 use crate::context::Context;
 use crate::error::Result;
 use crate::jobs::external_ref;
-use crate::jobs::query::{index_status, server_version};
 use crate::migrate::{self, MigrationState};
 use crate::remote::http;
+use crate::schema::{index_status, server_version};
 use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]

@@ -15,7 +15,8 @@ use super::Exit;
 use crate::config::Destination;
 use crate::context::Context;
 use crate::error::{Error, Kind, Result};
-use crate::jobs::reconcile::{self as rec, After, Settled};
+use crate::jobs::query::{self, Listing, Position};
+use crate::jobs::reconcile::{self as rec, Settled};
 use crate::jobs::{Job, State};
 use crate::remote::{Lookup, Outcome, Verdict};
 use crate::ui::Format;
@@ -309,7 +310,8 @@ fn lookups<'a>(
     let (mut judged_tx, judged_rx) = mpsc::channel::<Judged>(4 * BATCH);
 
     let read = async move {
-        let mut after: Option<After> = None;
+        let listing = Listing::uncertain(args.destination.clone());
+        let mut after: Option<Position> = None;
         let mut seen = 0u64;
         loop {
             let room = args
@@ -320,17 +322,17 @@ fn lookups<'a>(
             }
             let page = {
                 let db = ctx.db().await?;
-                rec::uncertain_page(&**db, args.destination.as_deref(), after, room as i64).await?
+                query::page_after(&**db, &listing, after, room as u32).await?
             };
-            let n = page.len() as u64;
-            after = page.last().map(After::of);
-            for job in page {
+            let n = page.jobs.len() as u64;
+            after = page.jobs.last().map(Position::of);
+            for job in page.jobs {
                 if job_tx.send(job).await.is_err() {
                     return Ok(());
                 }
             }
             seen += n;
-            if n < room {
+            if page.next_cursor.is_none() {
                 break;
             }
         }

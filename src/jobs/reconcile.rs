@@ -1,65 +1,17 @@
-//! What `reconcile` (and `remote lookup`) need from the job table: uncertain jobs in keyset
-//! pages, the database's clock, and the guarded move a lookup's verdict justifies.
-//!
-//! Pages are read in (created_at, id) order from the partial index on open jobs, one short
-//! statement each, so no transaction or row lock is held while the destinations are asked.
-//! A job reconcile moves leaves `uncertain`, and the keyset starts after the last job read,
-//! so a page never repeats a job and never skips one that was there when the run began.
+//! What `reconcile` (and `remote lookup`) need from the job table besides the pages of
+//! uncertain jobs (`jobs::query::page_after`, one short statement each, so no transaction or
+//! row lock is held while the destinations are asked): the database's clock, and the guarded
+//! move a lookup's verdict justifies.
 
 use chrono::{DateTime, Utc};
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
-use super::model::{Job, JOB_COLUMNS};
+use super::model::Job;
 use super::state::{Action, State};
 use super::store::{guarded_move, Effects, MoveOutcome, MoveRequest};
 use crate::error::{Error, Kind, Result};
 use crate::remote::{Lookup, Verdict};
-
-/// Where the next page starts: after this (created_at, id).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct After {
-    pub created_at: DateTime<Utc>,
-    pub id: Uuid,
-}
-
-impl After {
-    pub fn of(job: &Job) -> After {
-        After {
-            created_at: job.created_at,
-            id: job.id,
-        }
-    }
-}
-
-/// Up to `limit` uncertain jobs after `after`, oldest first, optionally for one destination.
-pub async fn uncertain_page<C: GenericClient>(
-    client: &C,
-    destination: Option<&str>,
-    after: Option<After>,
-    limit: i64,
-) -> Result<Vec<Job>> {
-    // Only the conditions in use are written, so the planner sees a plain range on the
-    // (state, created_at, id) index; the row comparison is what keeps it a range scan.
-    let mut sql = format!("SELECT {JOB_COLUMNS} FROM publication_jobs WHERE state = 'uncertain'");
-    let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![&limit];
-    if let Some(d) = &destination {
-        params.push(d);
-        sql.push_str(&format!(" AND destination = ${}", params.len()));
-    }
-    if let Some(a) = &after {
-        params.push(&a.created_at);
-        params.push(&a.id);
-        sql.push_str(&format!(
-            " AND (created_at, id) > (${}, ${})",
-            params.len() - 1,
-            params.len()
-        ));
-    }
-    sql.push_str(" ORDER BY created_at, id LIMIT $1");
-    let rows = client.query(&sql, &params).await?;
-    rows.iter().map(Job::from_row).collect()
-}
 
 /// How far the local clock is ahead of the database's (local − database).
 ///

@@ -1535,6 +1535,31 @@ async fn metrics_parse_back_to_the_counts_and_ages() {
 // doctor
 // ---------------------------------------------------------------------------------------
 
+/// `doctor` checks the indexes `reconctl::schema` names: that list must be every index the
+/// migrations create (primary keys aside), unique exactly where the migrations make it so.
+#[tokio::test]
+async fn the_expected_indexes_are_exactly_those_the_migrations_create() {
+    let env = TestEnv::new().await;
+    let rows = env
+        .client
+        .query(
+            "SELECT c.relname::text, i.indisunique FROM pg_index i
+             JOIN pg_class c ON c.oid = i.indexrelid
+             JOIN pg_class t ON t.oid = i.indrelid
+             WHERE t.relname IN ('publication_jobs', 'job_events') AND NOT i.indisprimary
+             ORDER BY 1",
+            &[],
+        )
+        .await
+        .unwrap();
+    let catalog: BTreeMap<String, bool> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    let expected: BTreeMap<String, bool> = reconctl::schema::EXPECTED_INDEXES
+        .iter()
+        .map(|(n, u)| (n.to_string(), *u))
+        .collect();
+    assert_eq!(catalog, expected);
+}
+
 fn doctor_checks(v: &Value) -> BTreeMap<String, bool> {
     v["checks"]
         .as_array()
@@ -1579,7 +1604,7 @@ async fn doctor_checks_connection_migrations_indexes_and_destinations() {
     .into_iter()
     .map(|(k, ok)| (k.to_string(), ok))
     .collect();
-    for (ix, _) in query::EXPECTED_INDEXES {
+    for (ix, _) in reconctl::schema::EXPECTED_INDEXES {
         want.insert(format!("index {ix}"), true);
     }
     assert_eq!(checks, want);
