@@ -27,6 +27,8 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     // V4
     ("ix_publication_jobs_tenant_created", false),
     ("ix_publication_jobs_article_created", false),
+    // V5
+    ("ix_destination_events_destination", false),
 ];
 
 /// The server's version string (`SHOW server_version`), for `doctor`.
