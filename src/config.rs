@@ -244,15 +244,10 @@ impl Config {
                 cfg.warnings.extend(warning);
                 Ok(cfg)
             }
-            Err(mut e) => {
-                if let Some(w) = warning {
-                    e.hint = Some(match e.hint.take() {
-                        Some(h) => format!("{h}; also: {w}"),
-                        None => w,
-                    });
-                }
-                Err(e)
-            }
+            Err(e) => Err(match warning {
+                Some(w) => e.hinted(w),
+                None => e,
+            }),
         }
     }
 
@@ -366,21 +361,21 @@ settle_after = "2m"
         let err = parse("[destinations.x]\nlookup_url = \"http://h/{ref}\"\ntimeout = \"soon\"\n")
             .unwrap_err();
         assert_eq!(err.exit_code(), 2);
-        assert!(err.message.contains("line 3"), "{}", err.message);
-        assert!(err.message.contains("soon"), "{}", err.message);
+        assert!(err.message().contains("line 3"), "{}", err.message());
+        assert!(err.message().contains("soon"), "{}", err.message());
         let err = parse("[destinations.x]\nlookup_url = \"ftp://h/{ref}\"\n").unwrap_err();
-        assert!(err.message.contains("http or https"), "{}", err.message);
+        assert!(err.message().contains("http or https"), "{}", err.message());
         let err = parse("[destinations.x]\nlookup_url = \"http://h/\"\n").unwrap_err();
-        assert!(err.message.contains("{ref}"), "{}", err.message);
+        assert!(err.message().contains("{ref}"), "{}", err.message());
         let err = parse("[destinations.x]\nlookup_url = \"http://h/{ref}\"\ntoken = \"s3cret\"\n")
             .unwrap_err();
-        assert!(err.message.contains("token"), "{}", err.message);
-        assert!(!err.message.contains("s3cret"), "{}", err.message);
+        assert!(err.message().contains("token"), "{}", err.message());
+        assert!(!err.message().contains("s3cret"), "{}", err.message());
         let err = parse(
             "[destinations.x]\nlookup_url = \"http://h/{ref}\"\ntoken_env = \"eyJhbGciOi.s3cret-token\"\n",
         )
         .unwrap_err();
-        assert!(err.message.contains("token_env"), "{}", err.message);
-        assert!(!err.message.contains("s3cret"), "{}", err.message);
+        assert!(err.message().contains("token_env"), "{}", err.message());
+        assert!(!err.message().contains("s3cret"), "{}", err.message());
     }
 }

@@ -18,7 +18,7 @@ use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureSc
 use tokio_postgres::config::{Host, SslMode};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 /// libpq's sslmode, all five that matter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -268,9 +268,8 @@ impl Target {
     pub fn connect_error(&self, e: &tokio_postgres::Error) -> Error {
         let inner = crate::error::db_error(e);
         Error::new(
-            inner.kind,
-            "connect",
-            format!("cannot connect to {}: {}", self.describe(), inner.message),
+            Code::Connect,
+            format!("cannot connect to {}: {}", self.describe(), inner.message()),
         )
         .hinted("set --database-url or DATABASE_URL (or PGHOST, PGPORT, PGUSER, PGDATABASE); run `reconctl doctor` to check")
     }
@@ -592,6 +591,6 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.exit_code(), 2);
-        assert!(!err.message.contains("hunter2"), "{}", err.message);
+        assert!(!err.message().contains("hunter2"), "{}", err.message());
     }
 }

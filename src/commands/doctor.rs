@@ -40,6 +40,11 @@ impl Check {
         }
     }
 
+    /// A failed check, with the error's message and its first hint.
+    fn error(check: impl Into<String>, e: &crate::error::Error) -> Check {
+        Check::fail(check, e.message(), e.hints().first().cloned())
+    }
+
     fn fail(check: impl Into<String>, detail: impl Into<String>, hint: Option<String>) -> Check {
         Check {
             check: check.into(),
@@ -99,21 +104,21 @@ async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
     let target = match ctx.target() {
         Ok(t) => t.describe(),
         Err(e) => {
-            checks.push(Check::fail("connection", e.message.clone(), e.hint.clone()));
+            checks.push(Check::error("connection", &e));
             return;
         }
     };
     let db = match ctx.db().await {
         Ok(db) => db,
         Err(e) => {
-            checks.push(Check::fail("connection", e.message.clone(), e.hint.clone()));
+            checks.push(Check::error("connection", &e));
             return;
         }
     };
     let version = match server_version(&**db).await {
         Ok(v) => v,
         Err(e) => {
-            checks.push(Check::fail("connection", e.message, e.hint));
+            checks.push(Check::error("connection", &e));
             return;
         }
     };
@@ -155,7 +160,7 @@ async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
                 checks.push(Check::pass("migrations", detail));
             }
         }
-        Err(e) => checks.push(Check::fail("migrations", e.message, e.hint)),
+        Err(e) => checks.push(Check::error("migrations", &e)),
     }
 
     match index_status(&**db).await {
@@ -191,7 +196,7 @@ async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
                 }
             }
         }
-        Err(e) => checks.push(Check::fail("indexes", e.message, e.hint)),
+        Err(e) => checks.push(Check::error("indexes", &e)),
     }
 }
 
@@ -199,7 +204,7 @@ async fn destination_checks(ctx: &Context, checks: &mut Vec<Check>) {
     let config = match ctx.config() {
         Ok(c) => c,
         Err(e) => {
-            checks.push(Check::fail("config", e.message.clone(), e.hint.clone()));
+            checks.push(Check::error("config", &e));
             return;
         }
     };
@@ -220,7 +225,7 @@ async fn destination_checks(ctx: &Context, checks: &mut Vec<Check>) {
     let client = match ctx.http() {
         Ok(c) => c,
         Err(e) => {
-            checks.push(Check::fail("http", e.message, e.hint));
+            checks.push(Check::error("http", &e));
             return;
         }
     };
@@ -230,7 +235,7 @@ async fn destination_checks(ctx: &Context, checks: &mut Vec<Check>) {
         let label = format!("destination {name}");
         let token = match http::bearer(name, dest) {
             Ok(t) => t,
-            Err(e) => return Check::fail(label, e.message, e.hint),
+            Err(e) => return Check::error(label, &e),
         };
         let probe = external_ref("reconctl-doctor", "probe", "0", name);
         let resp = http::fetch(

@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::Exit;
 use crate::config::Destination;
 use crate::context::Context;
-use crate::error::{Error, Kind, Result};
+use crate::error::{Code, Error, Result};
 use crate::jobs::query::{self, Listing, Position};
 use crate::jobs::reconcile::{self as rec, Settled};
 use crate::jobs::{Job, State};
@@ -352,7 +352,7 @@ fn lookups<'a>(
             )),
             Some(dest) => match crate::remote::http::bearer(name, dest) {
                 Ok(token) => Ok((dest.clone(), token)),
-                Err(e) => Err(e.message),
+                Err(e) => Err(e.message().to_string()),
             },
         };
         if let Err(why) = &r {
@@ -498,8 +498,7 @@ impl Row {
 
 fn too_many(max: u64, summary: &Summary) -> Error {
     Error::new(
-        Kind::Usage,
-        "too_many_moves",
+            Code::TooManyMoves,
         format!(
             "refusing to apply: more than --max {max} jobs would move (stopped looking after {} examined); nothing changed",
             summary.examined()

@@ -57,13 +57,12 @@ async fn lookup(ctx: &Context, args: &LookupArgs) -> Result<Exit> {
                 (job, offset)
             };
             if let Err(e) = crate::remote::configured(ctx.config()?, &job.destination) {
-                return Err(Error {
-                    message: format!(
+                return Err(e.with_message(|_| {
+                    format!(
                         "job {} is for destination {}, which is not configured",
                         job.id, job.destination
-                    ),
-                    ..e
-                });
+                    )
+                }));
             }
             let hash = payload_hash.unwrap_or_else(|| job.payload_hash.clone());
             crate::remote::lookup(

@@ -116,7 +116,7 @@ pub async fn settle<C: GenericClient>(
         Ok(MoveOutcome::Conflict { current }) => {
             Ok(Some(Settled::ChangedConcurrently(Box::new(current))))
         }
-        Err(e) if e.kind == Kind::Busy => Ok(Some(Settled::Busy(e.message))),
+        Err(e) if e.kind() == Kind::Busy => Ok(Some(Settled::Busy(e.message().to_string()))),
         Err(e) => Err(e),
     }
 }

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::external_ref::is_external_ref;
 use super::model::{Event, Job, EVENT_COLUMNS, JOB_COLUMNS, JOB_COLUMN_COUNT};
 use super::state::Action;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 /// How a JOB argument names a job: its id, or its external_ref.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -249,7 +249,7 @@ pub fn version_conflict(req: &MoveRequest, current: Job) -> Error {
                 .join(" or ")
         )
     };
-    Error::conflict("version_conflict", message)
+    Error::new(Code::VersionConflict, message)
         .hinted("nothing changed; look at the job again with `reconctl jobs show`")
         .with_current(current)
 }

@@ -409,7 +409,7 @@ fn elapsed_ms(started: Instant) -> u64 {
 
 /// A batch failed: it changed nothing, but the batches before it are committed. Say so, and
 /// carry the counts so far (`-o json` shows them under `detail`).
-fn partial_failure(mut err: Error, report: &mut SweepReport, started: Instant) -> Error {
+fn partial_failure(err: Error, report: &mut SweepReport, started: Instant) -> Error {
     report.elapsed_ms = elapsed_ms(started);
     if report.batches == 0 {
         return err;
@@ -419,20 +419,19 @@ fn partial_failure(mut err: Error, report: &mut SweepReport, started: Instant) -
     } else {
         "committed"
     };
-    err.message = format!(
-        "{} (after {} batches {verb}: {} → {}, {} → {})",
-        err.message,
-        report.batches,
-        report.to_pending,
-        Action::SweepUnsent.to(),
-        report.to_uncertain,
-        Action::SweepSent.to(),
-    );
-    err.hint = Some(
-        "the failed batch changed nothing and the earlier ones stand; it is safe to run the sweep again"
-            .into(),
-    );
     let detail = serde_json::to_value(&*report).unwrap_or_default();
+    let err = err
+        .with_message(|m| {
+            format!(
+                "{m} (after {} batches {verb}: {} → {}, {} → {})",
+                report.batches,
+                report.to_pending,
+                Action::SweepUnsent.to(),
+                report.to_uncertain,
+                Action::SweepSent.to(),
+            )
+        })
+        .rehinted("the failed batch changed nothing and the earlier ones stand; it is safe to run the sweep again");
     err.with_detail(detail)
 }
 

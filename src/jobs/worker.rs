@@ -13,7 +13,7 @@ use super::external_ref::{is_payload_hash, BusinessKey};
 use super::model::{Event, Job, JOB_COLUMNS, JOB_COLUMN_COUNT};
 use super::state::{Action, State};
 use super::store::{guarded_move_or_conflict, Effects, MoveRequest, SentAt};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 /// What `reserve` found.
 #[derive(Debug, Clone)]
@@ -115,8 +115,8 @@ pub async fn reserve<C: GenericClient>(
         if let Some(row) = existing {
             let job = Job::from_row(&row)?;
             if job.payload_hash != payload_hash {
-                return Err(Error::conflict(
-                    "payload_conflict",
+                return Err(Error::new(
+            Code::PayloadConflict,
                     format!(
                         "payload conflict: job {} ({}/{}/{}/{}) was reserved with payload {}, not {}",
                         job.id, job.tenant_id, job.article_id, job.revision_id, job.destination,

@@ -234,7 +234,7 @@ pub async fn seed<C: GenericClient, S: Publisher>(
     let payload_conflict = format!("{}/{}/{}", key.tenant_id, key.article_id, key.revision_id);
     let payload_conflict_error =
         match worker::reserve(client, &key, &payload_hash(&other), actor).await {
-            Err(e) if e.code == "payload_conflict" => e.message,
+            Err(e) if e.code() == crate::error::Code::PayloadConflict => e.message().to_string(),
             Err(e) => return Err(e),
             Ok(_) => {
                 return Err(Error::bug(

@@ -50,13 +50,9 @@ pub struct Ui {
     width: Option<u16>,
 }
 
-pub fn broken_pipe() -> Error {
-    Error::new(Kind::Runtime, "broken_pipe", "stdout was closed")
-}
-
 fn write_err(e: io::Error) -> Error {
     if e.kind() == io::ErrorKind::BrokenPipe {
-        broken_pipe()
+        Error::broken_pipe()
     } else {
         Error::runtime(format!("cannot write output: {e}"))
     }
@@ -178,6 +174,9 @@ impl Ui {
     /// Report a failure: on stderr for people; with `-o json`/`jsonl`, also the error object
     /// on stdout for scripts.
     pub fn error(&self, err: &Error) {
+        if err.kind() == Kind::BrokenPipe {
+            return;
+        }
         if self.is_json() {
             let doc = err.to_json();
             let text = if self.format == Format::Json {
@@ -188,8 +187,8 @@ impl Ui {
             let _ = self.out(&text.unwrap_or_default());
         }
         let mut e = io::stderr().lock();
-        let _ = writeln!(e, "{}: {}", self.paint("error", Color::Red), err.message);
-        if let Some(hint) = &err.hint {
+        let _ = writeln!(e, "{}: {}", self.paint("error", Color::Red), err.message());
+        for hint in err.hints() {
             let _ = writeln!(e, "{}: {hint}", self.paint("hint", Color::Cyan));
         }
     }

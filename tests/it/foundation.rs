@@ -237,8 +237,8 @@ async fn reservation_follows_the_seed_cases() {
         .await
         .unwrap_err();
     assert_eq!(err.exit_code(), 3);
-    assert_eq!(err.code, "payload_conflict");
-    assert_eq!(err.current.as_deref(), Some(job));
+    assert_eq!(err.code(), "payload_conflict");
+    assert_eq!(err.current(), Some(job));
     let now = env.job(job.id).await;
     assert_eq!(&now, job, "hash, state and version unchanged");
     assert_eq!(env.events(job.id).await.len(), 1);
@@ -345,7 +345,7 @@ async fn a_worker_that_lost_its_lease_is_fenced() {
     ] {
         let err = attempt.unwrap_err();
         assert_eq!(err.exit_code(), 3);
-        assert_eq!(err.current.as_deref(), Some(&new));
+        assert_eq!(err.current(), Some(&new));
     }
     let now = env.job(new.id).await;
     assert_eq!(now, new);

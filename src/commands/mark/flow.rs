@@ -14,7 +14,7 @@ use super::report::{consent_summary, MarkReport};
 use super::MarkArgs;
 use crate::commands::Exit;
 use crate::context::Context;
-use crate::error::{Error, Kind, Result};
+use crate::error::{Code, Error, Result};
 use crate::jobs::store::{self, Effects, MoveOutcome, MoveRequest};
 use crate::jobs::Job;
 use crate::jobs::{commit, reconcile};
@@ -44,8 +44,7 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
     let ask = !args.confirm.yes && !dry_run;
     if ask && !ctx.ui.can_prompt() {
         return Err(Error::new(
-            Kind::Usage,
-            "confirmation_required",
+            Code::ConfirmationRequired,
             format!(
                 "refusing to mark job {} {} without --yes: there is no terminal to ask on",
                 job.id,
@@ -72,8 +71,7 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
             // Not exit 0: a runbook step like `reconctl mark … && close-ticket` must not
             // carry on as if the job had moved.
             return Err(Error::new(
-                Kind::Usage,
-                "declined",
+                Code::Declined,
                 format!(
                     "not confirmed: job {} was not marked; nothing changed",
                     job.id

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use crate::duration::format_duration;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::jobs::state::Role;
 use crate::jobs::{Action, Job, State};
 use crate::remote::{Lookup, Verdict};
@@ -78,8 +78,8 @@ pub fn already_done(job: &Job, mark: &Mark) -> Result<bool> {
     match mark {
         Mark::Accepted {
             remote_id: Some(wanted),
-        } if job.remote_id.as_deref() != Some(wanted.as_str()) => Err(Error::conflict(
-            "remote_id_mismatch",
+        } if job.remote_id.as_deref() != Some(wanted.as_str()) => Err(Error::new(
+            Code::RemoteIdMismatch,
             format!(
                 "job {} is already accepted with remote_id {}, not {wanted}",
                 job.id,
@@ -115,8 +115,8 @@ pub fn check_allowed(job: &Job, mark: &Mark, now: DateTime<Utc>) -> Result<()> {
                 .join(", ")
         )
     };
-    Err(Error::conflict(
-        "not_allowed",
+    Err(Error::new(
+        Code::NotAllowed,
         format!(
             "cannot mark job {} {}: it is {} at version {}: {why}",
             job.id,
@@ -164,8 +164,8 @@ fn why_not(job: &Job, now: DateTime<Utc>) -> String {
 /// Refuse (exit 3) when a runbook's `--expect-version` is not the job's version now.
 pub fn check_expected(job: &Job, expect_version: Option<i64>) -> Result<()> {
     match expect_version {
-        Some(v) if v != job.version => Err(Error::conflict(
-            "version_conflict",
+        Some(v) if v != job.version => Err(Error::new(
+            Code::VersionConflict,
             format!(
                 "job {} is now {} at version {} (you expected version {v})",
                 job.id, job.state, job.version
@@ -181,7 +181,7 @@ pub fn check_expected(job: &Job, expect_version: Option<i64>) -> Result<()> {
 /// record (the operator's, confirmed by the single match, or the match's own).
 pub fn judge(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<String>> {
     let refuse = |message: String, hint: &str| {
-        Error::conflict("refused_by_lookup", message)
+        Error::new(Code::RefusedByLookup, message)
             .hinted(format!("nothing changed; {hint}"))
             .with_current(job.clone())
             .with_detail(json!({ "lookup": lookup_json(lookup) }))
@@ -378,12 +378,12 @@ mod tests {
         let e = check_allowed(&j, &Mark::SafeToRetry, now).unwrap_err();
         assert_eq!(e.exit_code(), 3);
         assert!(
-            e.message.contains("worker-7 expires in 40s"),
+            e.message().contains("worker-7 expires in 40s"),
             "{}",
-            e.message
+            e.message()
         );
-        assert!(e.message.contains("sweep leases"), "{}", e.message);
-        assert!(e.current.is_some());
+        assert!(e.message().contains("sweep leases"), "{}", e.message());
+        assert!(e.current().is_some());
     }
 
     #[test]
@@ -394,8 +394,8 @@ mod tests {
             Utc::now(),
         )
         .unwrap_err();
-        assert!(e.message.contains("never sent"), "{}", e.message);
-        assert!(e.hint.unwrap().contains("`reconctl mark failed`"));
+        assert!(e.message().contains("never sent"), "{}", e.message());
+        assert!(e.hints()[0].clone().contains("`reconctl mark failed`"));
         check_allowed(&job(State::Pending), &Mark::Failed, Utc::now()).unwrap();
     }
 
@@ -421,7 +421,7 @@ mod tests {
         let e = check_expected(&job(State::Uncertain), Some(5)).unwrap_err();
         assert_eq!(e.exit_code(), 3);
         assert!(e
-            .message
+            .message()
             .ends_with("is now uncertain at version 7 (you expected version 5)"));
         check_expected(&job(State::Uncertain), Some(7)).unwrap();
         check_expected(&job(State::Uncertain), None).unwrap();
@@ -439,8 +439,8 @@ mod tests {
         ] {
             let e = judge(&j, &Mark::SafeToRetry, &lookup(v, ids)).unwrap_err();
             assert_eq!(e.exit_code(), 3, "{v:?}");
-            assert_eq!(e.code, "refused_by_lookup");
-            assert_eq!(e.detail.as_ref().unwrap()["lookup"]["http_status"], 200);
+            assert_eq!(e.code(), "refused_by_lookup");
+            assert_eq!(e.detail().as_ref().unwrap()["lookup"]["http_status"], 200);
         }
     }
 
@@ -458,7 +458,7 @@ mod tests {
             Some("r1")
         );
         let e = judge(&j, &given("r2"), &one).unwrap_err();
-        assert!(e.message.contains("has it as r1"), "{}", e.message);
+        assert!(e.message().contains("has it as r1"), "{}", e.message());
         for l in [
             lookup(Verdict::SafeToRetry, &[]),
             lookup(Verdict::Wait, &[]),

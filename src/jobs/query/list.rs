@@ -386,7 +386,7 @@ mod tests {
         let c = encode_cursor(&l, pos());
         let other = Listing::uncertain(Some("cms-b".into()));
         let err = decode_cursor(&other, &c).unwrap_err();
-        assert!(err.message.contains("other filters"), "{}", err.message);
+        assert!(err.message().contains("other filters"), "{}", err.message());
         assert_eq!(err.exit_code(), 2);
         // Every single-character edit is refused.
         for i in 0..c.len() {
