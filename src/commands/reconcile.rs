@@ -516,14 +516,18 @@ fn show_plan(ctx: &Context, summary: &Summary, moves: &[Judged]) {
         summary.would_move(),
         summary.examined()
     ));
-    for (verdict, n, what) in [
-        ("accept", summary.accept, "→ accepted"),
-        ("safe_to_retry", summary.safe_to_retry, "→ safe_to_retry"),
-        ("conflict", summary.conflict, "→ conflict"),
-        ("wait", summary.wait, "(stay uncertain)"),
-        ("unknown", summary.unknown, "(stay uncertain)"),
+    for (verdict, n) in [
+        (Verdict::Accept, summary.accept),
+        (Verdict::SafeToRetry, summary.safe_to_retry),
+        (Verdict::Conflict, summary.conflict),
+        (Verdict::Wait, summary.wait),
+        (Verdict::Unknown, summary.unknown),
     ] {
-        ui.status(&format!("  {verdict:<14}{n:>8}  {what}"));
+        let what = match rec::action_for(verdict) {
+            Some(a) => format!("→ {}", a.to()),
+            None => format!("(stay {})", State::reconciled()),
+        };
+        ui.status(&format!("  {:<14}{n:>8}  {what}", verdict.as_str()));
     }
     ui.status("for example:");
     for j in moves.iter().take(SAMPLES) {

@@ -26,29 +26,16 @@ pub async fn clock_offset<C: GenericClient>(client: &C) -> Result<chrono::Durati
     Ok(Utc::now() - db_now)
 }
 
-/// How many uncertain jobs there are (for the progress bar), optionally for one destination.
+/// How many jobs reconcile will examine (for the progress bar), optionally for one destination.
 pub async fn count_uncertain<C: GenericClient>(
     client: &C,
     destination: Option<&str>,
 ) -> Result<u64> {
-    let row = match destination {
-        Some(d) => {
-            client
-                .query_one(
-                    "SELECT count(*) FROM publication_jobs WHERE state = 'uncertain' AND destination = $1",
-                    &[&d],
-                )
-                .await?
-        }
-        None => {
-            client
-                .query_one(
-                    "SELECT count(*) FROM publication_jobs WHERE state = 'uncertain'",
-                    &[],
-                )
-                .await?
-        }
-    };
+    let sql = format!(
+        "SELECT count(*) FROM publication_jobs WHERE state = {} AND ($1::text IS NULL OR destination = $1::text)",
+        State::reconciled().literal()
+    );
+    let row = client.query_one(&sql, &[&destination]).await?;
     let n: i64 = row.try_get(0)?;
     Ok(u64::try_from(n).unwrap_or(0))
 }

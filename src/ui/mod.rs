@@ -262,11 +262,14 @@ impl Ui {
         if !self.color {
             return cell;
         }
-        match state {
-            State::Uncertain | State::Conflict => cell.fg(Color::Red),
-            State::InFlight | State::Pending | State::SafeToRetry => cell.fg(Color::Yellow),
-            State::Accepted => cell.fg(Color::Green),
-            State::Failed => cell.fg(Color::DarkGrey),
+        if State::unsettled().contains(&state) {
+            cell.fg(Color::Red)
+        } else if State::waiting().contains(&state) || state == State::leased() {
+            cell.fg(Color::Yellow)
+        } else if state == State::bulk() {
+            cell.fg(Color::Green)
+        } else {
+            cell.fg(Color::DarkGrey)
         }
     }
 

@@ -37,25 +37,10 @@ impl Mark {
         self.action().to()
     }
 
-    /// The subcommand's name, as typed.
-    pub fn command(&self) -> &'static str {
-        command_of(self.action()).unwrap_or("?")
-    }
-
     /// Whether this mark consults the destination first. Giving up (`failed`) cannot cause a
     /// duplicate publication, so it needs no evidence.
     pub fn needs_lookup(&self) -> bool {
         !matches!(self, Mark::Failed)
-    }
-}
-
-/// The `reconctl mark …` subcommand that makes an operator action.
-fn command_of(action: Action) -> Option<&'static str> {
-    match action {
-        Action::MarkAccepted => Some("accepted"),
-        Action::MarkSafeToRetry => Some("safe-to-retry"),
-        Action::MarkFailed => Some("failed"),
-        _ => None,
     }
 }
 
@@ -64,7 +49,7 @@ pub fn marks_from(state: State) -> Vec<&'static str> {
     state
         .moves()
         .filter(|t| t.by == Role::Operator)
-        .filter_map(|t| command_of(t.action))
+        .filter_map(|t| t.action.command())
         .collect()
 }
 
@@ -110,7 +95,7 @@ pub fn check_allowed(job: &Job, mark: &Mark, now: DateTime<Utc>) -> Result<()> {
             job.state,
             valid
                 .iter()
-                .map(|m| format!("`reconctl mark {m}`"))
+                .map(|m| format!("`reconctl {m}`"))
                 .collect::<Vec<_>>()
                 .join(", ")
         )
@@ -361,10 +346,10 @@ mod tests {
     fn operator_marks_per_state_follow_the_table() {
         assert_eq!(
             marks_from(State::Uncertain),
-            vec!["accepted", "safe-to-retry", "failed"]
+            vec!["mark accepted", "mark safe-to-retry", "mark failed"]
         );
-        assert_eq!(marks_from(State::Pending), vec!["failed"]);
-        assert_eq!(marks_from(State::SafeToRetry), vec!["failed"]);
+        assert_eq!(marks_from(State::Pending), vec!["mark failed"]);
+        assert_eq!(marks_from(State::SafeToRetry), vec!["mark failed"]);
         assert!(marks_from(State::InFlight).is_empty());
         assert!(marks_from(State::Accepted).is_empty());
     }

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use tokio_postgres::GenericClient;
 
-use super::sql::{literal, secs, Sql};
+use super::sql::{secs, Sql};
 use crate::error::{Error, Result};
 use crate::jobs::state::State;
 
@@ -20,10 +20,15 @@ use crate::jobs::state::State;
 /// estimated (and labelled so), because an exact count reads every accepted row.
 pub const EXACT_COUNT_MAX_PAGES: i64 = 256;
 
-/// Exact counts and oldest ages of the open states, per state and destination: an
-/// index-only scan of `ix_publication_jobs_open_state_age`.
-pub const OPEN_GROUPS_SQL: &str = "SELECT state, destination, count(*), min(state_changed_at) \
-     FROM publication_jobs WHERE state <> 'accepted' GROUP BY state, destination";
+/// Exact counts and oldest ages of the open states (every state but the bulk one), per state
+/// and destination: an index-only scan of `ix_publication_jobs_open_state_age`.
+pub fn open_groups_sql() -> String {
+    format!(
+        "SELECT state, destination, count(*), min(state_changed_at) \
+         FROM publication_jobs WHERE state <> {} GROUP BY state, destination",
+        State::bulk().literal()
+    )
+}
 
 /// The planner's statistics of the table and its size now, for the accepted estimate.
 pub const TABLE_STATS_SQL: &str = "SELECT now(), c.reltuples::float8, c.relpages::bigint, \
@@ -31,8 +36,12 @@ pub const TABLE_STATS_SQL: &str = "SELECT now(), c.reltuples::float8, c.relpages
      FROM pg_class c WHERE c.oid = 'publication_jobs'::regclass";
 
 /// On a small table only (see [`EXACT_COUNT_MAX_PAGES`]): the exact accepted count.
-pub const ACCEPTED_EXACT_SQL: &str =
-    "SELECT count(*) FROM publication_jobs WHERE state = 'accepted'";
+pub fn accepted_exact_sql() -> String {
+    format!(
+        "SELECT count(*) FROM publication_jobs WHERE state = {}",
+        State::bulk().literal()
+    )
+}
 
 /// The open jobs of one state at one destination.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -63,8 +72,9 @@ pub struct Overview {
 
 pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
     // Both statements at once on the one connection (pipelined).
+    let groups_sql = open_groups_sql();
     let (groups, stats) = futures::try_join!(
-        client.query(OPEN_GROUPS_SQL, &[]),
+        client.query(&groups_sql, &[]),
         client.query_one(TABLE_STATS_SQL, &[]),
     )?;
     let mut open = Vec::with_capacity(groups.len());
@@ -90,7 +100,7 @@ pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
     let open_total: i64 = open.iter().map(|g| g.count).sum();
     let accepted = if pages <= EXACT_COUNT_MAX_PAGES {
         let n: i64 = client
-            .query_one(ACCEPTED_EXACT_SQL, &[])
+            .query_one(&accepted_exact_sql(), &[])
             .await?
             .try_get(0)?;
         AcceptedCount {
@@ -136,20 +146,18 @@ pub struct Health {
 }
 
 /// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. Per state, one pass
-/// of an index-only scan of `ix_publication_jobs_open_state_age` over the four states `check`
-/// counts; the cutoffs are computed once (InitPlans), not per row.
+/// of an index-only scan of `ix_publication_jobs_open_state_age` over the states `check`
+/// counts (the unsettled and the waiting ones); the cutoffs are computed once (InitPlans), not per row.
 pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
     let mut sql = Sql::new();
     let stuck = sql.bind(secs(stuck_after));
     let overdue = sql.bind(uncertain_after.map(secs));
-    let states = [
-        State::Uncertain,
-        State::Conflict,
-        State::Pending,
-        State::SafeToRetry,
-    ]
-    .map(literal)
-    .join(", ");
+    let states: Vec<State> = State::unsettled()
+        .iter()
+        .chain(State::waiting())
+        .copied()
+        .collect();
+    let states = State::literals(&states);
     let stuck_cutoff = format!("(SELECT now() - make_interval(secs => {stuck}::float8))");
     let overdue_cutoff = format!("(SELECT now() - make_interval(secs => {overdue}::float8))");
     sql.text = format!(
@@ -169,7 +177,7 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
 pub fn expired_leases_sql(ago: Duration) -> Sql {
     let mut sql = Sql::new();
     let ago = sql.bind(secs(ago));
-    let in_flight = literal(State::InFlight);
+    let in_flight = State::leased().literal();
     sql.text = format!(
         "SELECT now(), count(*), min(lease_expires_at) FROM publication_jobs
          WHERE state = {in_flight} AND lease_expires_at < now() - make_interval(secs => {ago}::float8)"
@@ -218,7 +226,7 @@ pub async fn health<C: GenericClient>(
                 h.conflict = count;
                 h.oldest_conflict = oldest;
             }
-            Ok(State::Pending | State::SafeToRetry) => {
+            Ok(s) if State::waiting().contains(&s) => {
                 h.waiting += stuck;
                 h.oldest_waiting = match (h.oldest_waiting, oldest_stuck) {
                     (Some(a), Some(b)) => Some(a.min(b)),

@@ -13,7 +13,7 @@ use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::cursor::{self, Fingerprint, FingerprintBuilder};
-use super::sql::{literal, secs, Sql};
+use super::sql::{secs, Sql};
 use crate::error::Result;
 use crate::jobs::model::{Job, JOB_COLUMNS, JOB_COLUMN_COUNT};
 use crate::jobs::state::State;
@@ -48,7 +48,7 @@ impl Listing {
     /// are interchangeable.
     pub fn uncertain(destination: Option<String>) -> Listing {
         Listing::Jobs(ListFilter {
-            states: vec![State::Uncertain],
+            states: vec![State::reconciled()],
             destination,
             ..ListFilter::default()
         })
@@ -168,8 +168,13 @@ impl ExpiredLeases {
 
 /// How many in_flight jobs there are and how many of their leases have expired (an
 /// index-only scan of `ix_publication_jobs_lease`).
-pub const LEASE_COUNTS_SQL: &str = "SELECT count(*) FILTER (WHERE lease_expires_at < now()), \
-     count(*) FROM publication_jobs WHERE state = 'in_flight'";
+pub fn lease_counts_sql() -> String {
+    format!(
+        "SELECT count(*) FILTER (WHERE lease_expires_at < now()), count(*) \
+         FROM publication_jobs WHERE state = {}",
+        State::leased().literal()
+    )
+}
 
 /// The statement of one page: at most `limit + 1` jobs after `after`, in keyset order, each
 /// row followed by the database's `now()` (for ages). The extra row says whether there is a
@@ -229,24 +234,22 @@ pub fn list_sql(
                 "state_changed_at < now() - make_interval(secs => {}::float8)",
                 sql.bind(secs(*older_than))
             );
-            vec![
-                Branch {
-                    state: Some(State::Pending),
+            let mut branches: Vec<Branch> = State::waiting()
+                .iter()
+                .map(|s| Branch {
+                    state: Some(*s),
                     conditions: vec![waiting.clone()],
-                },
-                Branch {
-                    state: Some(State::SafeToRetry),
-                    conditions: vec![waiting],
-                },
-                Branch {
-                    state: Some(State::InFlight),
-                    conditions: vec![match expired {
-                        ExpiredLeases::Few => "lease_expires_at < now()".into(),
-                        // The same condition, in a form no index can serve.
-                        ExpiredLeases::Many => "(lease_expires_at < now()) IS TRUE".into(),
-                    }],
-                },
-            ]
+                })
+                .collect();
+            branches.push(Branch {
+                state: Some(State::leased()),
+                conditions: vec![match expired {
+                    ExpiredLeases::Few => "lease_expires_at < now()".into(),
+                    // The same condition, in a form no index can serve.
+                    ExpiredLeases::Many => "(lease_expires_at < now()) IS TRUE".into(),
+                }],
+            });
+            branches
         }
     };
     if let Some(p) = after {
@@ -260,7 +263,7 @@ pub fn list_sql(
     let branch_sql = |b: &Branch, extra: &str| {
         let mut conds: Vec<String> = Vec::new();
         if let Some(s) = b.state {
-            conds.push(format!("state = {}", literal(s)));
+            conds.push(format!("state = {}", s.literal()));
         }
         conds.extend(b.conditions.iter().cloned());
         conds.extend(common.iter().cloned());
@@ -320,7 +323,7 @@ pub async fn page_after<C: GenericClient>(
 ) -> Result<JobPage> {
     let expired = match listing {
         Listing::Stuck { .. } => {
-            let row = client.query_one(LEASE_COUNTS_SQL, &[]).await?;
+            let row = client.query_one(&lease_counts_sql(), &[]).await?;
             ExpiredLeases::choose(row.try_get(0)?, row.try_get(1)?, limit)
         }
         Listing::Jobs(_) => ExpiredLeases::Few,

@@ -7,8 +7,9 @@
 //! lists page in keyset order ([`list`]), counts come from the partial index of the open states
 //! ([`counts`]), the out-of-order search reads only the recent audit log ([`order`]).
 //!
-//! State names are written into the statements as literals ([`sql::literal`]): they come from
-//! [`State::as_str`](crate::jobs::State::as_str) (fixed identifiers, never input), and only
+//! State names are written into the statements as literals
+//! ([`State::literal`](crate::jobs::State::literal)): they come from the transition table
+//! (fixed identifiers, never input), and only
 //! literals let the planner prove that a query matches a partial index's
 //! `WHERE state <> 'accepted'`. Every value that comes from input is a bind parameter.
 //!

@@ -7,7 +7,7 @@ use serde::Serialize;
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
-use super::sql::{literal, secs, Sql};
+use super::sql::{secs, Sql};
 use crate::error::Result;
 use crate::jobs::state::State;
 
@@ -64,7 +64,7 @@ pub fn event_window_sql(window: Duration) -> Sql {
 pub fn out_of_order_sql(after_event: i64) -> Sql {
     let mut sql = Sql::new();
     let after = sql.bind(after_event);
-    let accepted = literal(State::Accepted);
+    let accepted = State::Accepted.literal();
     sql.text = format!(
         "WITH recent AS (
             SELECT DISTINCT e.job_id

@@ -5,8 +5,6 @@ use std::time::Duration;
 
 use tokio_postgres::types::ToSql;
 
-use crate::jobs::state::State;
-
 /// A statement and its bind parameters, built here and run (or EXPLAINed) by the caller.
 pub struct Sql {
     pub text: String,
@@ -50,10 +48,6 @@ impl std::fmt::Debug for Sql {
             .field("params", &self.params.len())
             .finish()
     }
-}
-
-pub(super) fn literal(state: State) -> String {
-    format!("'{}'", state.as_str())
 }
 
 pub(super) fn secs(d: Duration) -> f64 {
