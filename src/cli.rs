@@ -115,6 +115,8 @@ pub enum Command {
     Sweep(commands::sweep::SweepCommand),
     /// Look up every uncertain job and plan (or apply) the justified moves
     Reconcile(commands::reconcile::Args),
+    /// The audit trail across jobs: who changed what, when, on what evidence; --follow streams it
+    Events(commands::events::Args),
     /// Prometheus text exposition of counts and oldest ages
     Metrics(commands::metrics::Args),
     /// For cron and alerting: exit 5 when thresholds are exceeded

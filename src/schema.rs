@@ -29,6 +29,15 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_publication_jobs_article_created", false),
     // V5
     ("ix_destination_events_destination", false),
+    // V6
+    ("ix_job_events_at", false),
+    ("ix_job_events_actor", false),
+    ("ix_job_events_action", false),
+    ("ix_job_events_destination", false),
+    ("ix_job_events_xid", false),
+    ("ix_job_event_destinations_destination", false),
+    ("ix_destination_events_at", false),
+    ("ix_destination_events_xid", false),
 ];
 
 /// The server's version string (`SHOW server_version`), for `doctor`.

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod dev_destination;
 pub mod doctor;
+pub mod events;
 pub mod generate;
 pub mod jobs;
 pub mod mark;
@@ -31,6 +32,7 @@ pub async fn run(ctx: &Context, cli: &Cli) -> Result<Exit> {
         Command::Mark(cmd) => mark::run(ctx, cmd).await,
         Command::Sweep(cmd) => sweep::run(ctx, cmd).await,
         Command::Reconcile(args) => reconcile::run(ctx, args).await,
+        Command::Events(args) => events::run(ctx, args).await,
         Command::Metrics(args) => metrics::run(ctx, args).await,
         Command::Check(args) => check::run(ctx, args).await,
         Command::Sandbox(args) => sandbox::run(ctx, args).await,

@@ -345,7 +345,8 @@ async fn an_owner_without_createrole_migrates() {
             "roles",
             "claim_index",
             "listing_indexes",
-            "destination_pauses"
+            "destination_pauses",
+            "event_trail"
         ]
     );
     let grants = env

@@ -1,0 +1,685 @@
+//! `reconctl events`: the audit trail across jobs, filtered, in keyset pages; `--follow`
+//! prints events as they commit (SPEC §7; the queries and the follower: `jobs::events`).
+//!
+//! `-o table` is a timeline read top-down, one event a line: time (a heading line for each
+//! UTC day), actor, job id prefix, the move, then reason and evidence. It fits the terminal:
+//! times, id prefixes, state and destination names are never cut or wrapped; the actor is
+//! shortened, and reason and evidence are cut (with `…`) or dropped first. Every string from
+//! the database (actors, reasons, evidence: they come from outside) is shown with its
+//! control characters escaped (`\n`, `\x1b`, `\u{202e}`), so the terminal shows them
+//! instead of obeying them.
+
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use dialoguer::console::measure_text_width;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::commands::Exit;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::jobs::events::{
+    self, gave_up, next_poll, parse_action, parse_time, EventFilter, EventPage, Follow,
+    FollowError, Since, Step, TrailEvent, POLL_MIN,
+};
+use crate::jobs::{store, JobRef};
+use crate::ui::{Format, Render, Ui};
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  reconctl events --since 2h -o table\n  reconctl events --destination cms-a --since 2024-05-01T09:00:00Z --until 2024-05-01T12:00:00Z\n  reconctl events --actor alice@ops --action mark-accepted --action mark-safe-to-retry\n  reconctl events --job pub_8b8c… -o json\n  reconctl events --follow --destination cms-a\n\nEvents come oldest first (by at, then id): job events and destination pauses, resumes and expiries in one stream. A page ends with the cursor of the next one. --follow prints each event once as its transaction commits (also one that took its id before an earlier-committed one), until Ctrl-C (exit 0); if the database stays away it exits 1."
+)]
+pub struct Flags {
+    /// Only the events of this job (its id or external_ref)
+    #[arg(long, value_name = "JOB")]
+    pub job: Option<String>,
+    /// Only events of this destination's jobs, and its pauses and resumes
+    #[arg(long, value_name = "NAME")]
+    pub destination: Option<String>,
+    /// Only events recorded by this actor, exactly as recorded (a person, a worker's lease
+    /// owner, a sweeper)
+    #[arg(long, value_name = "NAME")]
+    pub actor: Option<String>,
+    /// Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or
+    /// pause, repause, resume, expire
+    #[arg(long, value_name = "ACTION")]
+    pub action: Vec<String>,
+    /// Only events at or after this: a duration back from now (30m, 2h, 1d) or an RFC 3339
+    /// time (2024-05-01T09:00:00Z)
+    #[arg(long, value_name = "DUR|TIME")]
+    pub since: Option<String>,
+    /// Only events before this RFC 3339 time
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// At most this many events (1 to 10000) [default: 50]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u32>,
+    /// Continue after the last event of a previous page (its `next_cursor`)
+    #[arg(long, value_name = "CURSOR")]
+    pub cursor: Option<String>,
+    /// Keep printing matching events as they commit, until Ctrl-C; with --since or --cursor,
+    /// first the ones already there
+    #[arg(short = 'f', long)]
+    pub follow: bool,
+}
+
+/// `events`' flags, and `--actor` only when it was typed.
+///
+/// `--actor` is also the global "who is acting" flag, which RECONCTL_ACTOR sets from the
+/// environment; clap hands that value to this command's `--actor` too. A filter an operator
+/// did not type would hide every other actor's events, so the filter takes `--actor` only
+/// from the command line.
+#[derive(Debug)]
+pub struct Args {
+    pub flags: Flags,
+    /// `--actor`, when typed.
+    pub actor: Option<String>,
+}
+
+impl clap::FromArgMatches for Args {
+    fn from_arg_matches(m: &clap::ArgMatches) -> std::result::Result<Self, clap::Error> {
+        let flags = Flags::from_arg_matches(m)?;
+        let typed = m.value_source("actor") == Some(clap::parser::ValueSource::CommandLine);
+        Ok(Args {
+            actor: flags.actor.clone().filter(|_| typed),
+            flags,
+        })
+    }
+
+    fn update_from_arg_matches(
+        &mut self,
+        m: &clap::ArgMatches,
+    ) -> std::result::Result<(), clap::Error> {
+        *self = Args::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for Args {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        Flags::augment_args(cmd)
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Flags::augment_args_for_update(cmd)
+    }
+}
+
+const DEFAULT_LIMIT: u32 = 50;
+const MAX_LIMIT: u32 = 10_000;
+
+/// How long `--follow` keeps trying to get the database back before it exits 1.
+const RETRY_FOR: Duration = Duration::from_secs(60);
+const BACKOFF_MAX: Duration = Duration::from_secs(5);
+
+pub async fn run(ctx: &Context, typed: &Args) -> Result<Exit> {
+    let args = &typed.flags;
+    let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(Error::usage(format!(
+            "--limit {limit} is out of range (1 to {MAX_LIMIT})"
+        )));
+    }
+    let job: Option<JobRef> = args
+        .job
+        .as_deref()
+        .map(|j| j.parse::<JobRef>())
+        .transpose()
+        .map_err(|e| Error::usage(format!("--job: {e}")))?;
+    let since: Option<Since> = args
+        .since
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e| Error::usage(format!("invalid --since: {e}")))?;
+    let until = args
+        .until
+        .as_deref()
+        .map(parse_time)
+        .transpose()
+        .map_err(|e| {
+            Error::usage(format!("invalid --until: {e}"))
+                .hinted("--until takes a time; for a duration back from now, use --since")
+        })?;
+    let actions = args
+        .action
+        .iter()
+        .map(|a| parse_action(a))
+        .collect::<Result<Vec<_>>>()?;
+    if args.follow {
+        if ctx.ui.format == Format::Json {
+            return Err(Error::usage("--follow prints a stream, not one JSON document")
+                .hinted("use -o jsonl: one event a line, as each commits"));
+        }
+        if args.limit.is_some() {
+            return Err(Error::usage(
+                "--limit pages a listing; --follow prints every matching event",
+            ));
+        }
+        if until.is_some() {
+            return Err(Error::usage(
+                "--until ends a listing; --follow prints events as they commit",
+            ));
+        }
+    }
+    let mut filter = EventFilter {
+        job: None,
+        destination: args.destination.clone(),
+        actor: typed.actor.clone(),
+        actions,
+        since,
+        until,
+    };
+    let db = ctx.db().await?;
+    if let Some(j) = &job {
+        filter.job = Some(store::get(&**db, j).await?.id);
+    }
+    if args.follow {
+        let history = match (&args.cursor, since) {
+            (Some(c), _) => Some(Some(events::decode_cursor(&filter, c)?)),
+            (None, Some(_)) => Some(None),
+            (None, None) => None,
+        };
+        drop(db);
+        return follow(ctx, filter, history).await;
+    }
+    let page = events::page(&**db, &filter, limit, args.cursor.as_deref()).await?;
+    drop(db);
+    ctx.ui.emit(&EventList::new(page))?;
+    Ok(Exit::Done)
+}
+
+// ---------------------------------------------------------------------------------------
+// --follow
+// ---------------------------------------------------------------------------------------
+
+/// Until Ctrl-C (or SIGTERM): exit 0. Output is written between awaits, so an interrupt
+/// never cuts a line.
+async fn follow(
+    ctx: &Context,
+    filter: EventFilter,
+    history: Option<Option<events::Position>>,
+) -> Result<Exit> {
+    tokio::select! {
+        r = follow_loop(ctx, filter, history) => r,
+        _ = interrupted() => Ok(Exit::Done),
+    }
+}
+
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+async fn connect(ctx: &Context) -> std::result::Result<deadpool_postgres::Object, FollowError> {
+    let pool = ctx.pool().await?;
+    match pool.get().await {
+        Ok(c) => Ok(c),
+        Err(deadpool_postgres::PoolError::Backend(e)) => Err(FollowError {
+            transient: events::is_transient(&e),
+            error: ctx.target()?.connect_error(&e),
+        }),
+        Err(deadpool_postgres::PoolError::Timeout(_)) => Err(FollowError {
+            transient: true,
+            error: Error::runtime("timed out connecting to the database"),
+        }),
+        Err(e) => Err(Error::from(e).into()),
+    }
+}
+
+async fn follow_loop(
+    ctx: &Context,
+    filter: EventFilter,
+    history: Option<Option<events::Position>>,
+) -> Result<Exit> {
+    let mut timeline = Timeline::for_follow(&ctx.ui);
+    let mut client: Option<deadpool_postgres::Object> = None;
+    let mut state: Option<Follow> = None;
+    let mut wait = POLL_MIN;
+    // Since when the database has been away, and the last wait before trying again.
+    let mut lost: Option<(Instant, Duration)> = None;
+    let mut last: Option<TrailEvent> = None;
+    loop {
+        let step: std::result::Result<Step, FollowError> = async {
+            if client.is_none() {
+                client = Some(connect(ctx).await?);
+            }
+            let c = client.as_ref().expect("connected");
+            match &mut state {
+                None => {
+                    state = Some(Follow::start(&***c, filter.clone(), history).await?);
+                    Ok(Step {
+                        events: Vec::new(),
+                        more: true,
+                    })
+                }
+                Some(f) => f.step(&***c).await,
+            }
+        }
+        .await;
+        match step {
+            Ok(step) => {
+                if lost.take().is_some() {
+                    ctx.ui
+                        .status("reconnected: resuming after the last event printed");
+                }
+                if !step.events.is_empty() {
+                    ctx.ui.emit(&timeline.chunk(&step.events))?;
+                    last = step.events.last().cloned();
+                }
+                if step.more {
+                    continue;
+                }
+                wait = next_poll(wait, !step.events.is_empty());
+                tokio::time::sleep(wait).await;
+            }
+            Err(f) if f.transient => {
+                // A fresh connection next time, whatever state this one is in.
+                if let Some(c) = client.take() {
+                    drop(deadpool_postgres::Object::take(c));
+                }
+                let (since, backoff) = lost.get_or_insert((Instant::now(), Duration::ZERO));
+                if since.elapsed() >= RETRY_FOR {
+                    return Err(gave_up(&f.error, RETRY_FOR, last.as_ref()));
+                }
+                *backoff = (*backoff * 2).clamp(Duration::from_millis(250), BACKOFF_MAX);
+                ctx.ui.warn(&format!(
+                    "{}; reconnecting in {}",
+                    f.error.message(),
+                    crate::duration::format_duration(*backoff)
+                ));
+                tokio::time::sleep(*backoff).await;
+            }
+            Err(f) => return Err(f.error),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Output
+// ---------------------------------------------------------------------------------------
+
+/// A page of events, as SPEC §7 shows it.
+#[derive(Debug, Serialize)]
+struct EventList {
+    events: Vec<TrailEvent>,
+    next_cursor: Option<String>,
+}
+
+impl EventList {
+    fn new(page: EventPage) -> EventList {
+        EventList {
+            events: page.events,
+            next_cursor: page.next_cursor,
+        }
+    }
+}
+
+impl Render for EventList {
+    fn table(&self, ui: &Ui) -> String {
+        if self.events.is_empty() {
+            return "no events match".into();
+        }
+        let mut text = Timeline::for_page(ui, &self.events).lines(&self.events);
+        if let Some(c) = &self.next_cursor {
+            text.push_str(&format!("\nmore: --cursor {c}"));
+        }
+        text
+    }
+
+    fn jsonl(&self) -> Vec<Value> {
+        self.events.iter().map(to_value).collect()
+    }
+}
+
+fn to_value(e: &TrailEvent) -> Value {
+    serde_json::to_value(e).unwrap_or(Value::Null)
+}
+
+/// What one step of `--follow` prints: timeline lines, or one event a line.
+#[derive(Debug, Serialize)]
+struct Chunk {
+    #[serde(skip)]
+    text: String,
+    events: Vec<Value>,
+}
+
+impl Render for Chunk {
+    fn table(&self, _ui: &Ui) -> String {
+        self.text.clone()
+    }
+
+    fn jsonl(&self) -> Vec<Value> {
+        self.events.clone()
+    }
+}
+
+/// Columns every line has; reason and evidence take the rest of the width.
+const TIME: usize = 8;
+const GAP: usize = 2;
+/// The narrowest terminal the layout plans for (SPEC §5).
+const MIN_WIDTH: usize = 60;
+/// An id prefix: unique enough to tell the events' jobs apart (and 8+ hex digits, as JOB
+/// arguments take them).
+const ID_PREFIX: usize = 8;
+/// The widest move between two states (`uncertain → safe_to_retry`).
+const MOVE_WIDTH: usize = 25;
+
+/// The timeline's layout, and what it printed last (for `--follow`: the header once, a
+/// heading line when the day changes).
+struct Timeline {
+    width: Option<usize>,
+    id_digits: usize,
+    actor: usize,
+    moves: usize,
+    /// Width left for reason and evidence: `None` unlimited (not a terminal), 0 dropped.
+    detail: Option<usize>,
+    header: bool,
+    day: Option<NaiveDate>,
+}
+
+impl Timeline {
+    fn new(ui: &Ui, id_digits: usize, actor_max: usize, moves: usize) -> Timeline {
+        let width = ui.table().width().map(|w| usize::from(w).max(MIN_WIDTH));
+        let id = id_digits + usize::from(id_digits > 8);
+        let actor_max = actor_max.max("ACTOR".len());
+        let (actor, detail) = match width {
+            None => (actor_max.min(32), None),
+            Some(w) => {
+                // time, actor, job, move, then the detail, a gap between each.
+                let room = w.saturating_sub(TIME + id + moves + 4 * GAP);
+                let actor = actor_max.min(room.saturating_sub(16)).max(6.min(room));
+                match room - actor {
+                    d if d >= 8 => (actor, Some(d)),
+                    _ => (actor_max.min(room + GAP), Some(0)),
+                }
+            }
+        };
+        Timeline {
+            width,
+            id_digits,
+            actor,
+            moves,
+            detail,
+            header: false,
+            day: None,
+        }
+    }
+
+    /// Sized to a page: the actors and moves it holds, id prefixes long enough to tell its
+    /// jobs apart.
+    fn for_page(ui: &Ui, events: &[TrailEvent]) -> Timeline {
+        let actor = events
+            .iter()
+            .map(|e| measure_text_width(&visible(&e.actor)))
+            .max()
+            .unwrap_or(0);
+        let moves = events
+            .iter()
+            .map(|e| measure_text_width(&move_text(e)))
+            .max()
+            .unwrap_or(0)
+            .clamp("MOVE".len(), MOVE_WIDTH);
+        let mut ids: Vec<String> = events
+            .iter()
+            .filter_map(|e| e.job_id.map(|j| j.simple().to_string()))
+            .collect();
+        ids.sort();
+        ids.dedup();
+        let mut digits = ID_PREFIX;
+        while digits < 32 && ids.windows(2).any(|w| w[0][..digits] == w[1][..digits]) {
+            digits += 1;
+        }
+        Timeline::new(ui, digits, actor, moves)
+    }
+
+    /// For a stream: what is to come is unknown, so typical widths.
+    fn for_follow(ui: &Ui) -> Timeline {
+        Timeline::new(ui, ID_PREFIX, 16, MOVE_WIDTH)
+    }
+
+    fn chunk(&mut self, events: &[TrailEvent]) -> Chunk {
+        Chunk {
+            text: self.lines(events),
+            events: events.iter().map(to_value).collect(),
+        }
+    }
+
+    /// The lines of these events (with the header, the first time).
+    fn lines(&mut self, events: &[TrailEvent]) -> String {
+        let mut out: Vec<String> = Vec::with_capacity(events.len() + 2);
+        if !self.header {
+            self.header = true;
+            out.push(self.line(
+                "TIME",
+                "ACTOR",
+                "JOB",
+                "MOVE",
+                "REASON · EVIDENCE".to_string(),
+            ));
+        }
+        for e in events {
+            let day = e.at.date_naive();
+            if self.day != Some(day) {
+                self.day = Some(day);
+                out.push(format!("── {day} (UTC)"));
+            }
+            let job = match e.job_id {
+                Some(id) => id_prefix(&id.to_string(), self.id_digits),
+                None => "-".to_string(),
+            };
+            out.push(self.line(
+                &e.at.format("%H:%M:%S").to_string(),
+                &visible(&e.actor),
+                &job,
+                &move_text(e),
+                detail_text(e),
+            ));
+        }
+        out.join("\n")
+    }
+
+    fn line(&self, time: &str, actor: &str, job: &str, mv: &str, detail: String) -> String {
+        let id = self.id_digits + usize::from(self.id_digits > 8);
+        let mut line = String::new();
+        line.push_str(&pad(time, TIME));
+        line.push_str(&" ".repeat(GAP));
+        line.push_str(&pad(&fit(actor, self.actor), self.actor));
+        line.push_str(&" ".repeat(GAP));
+        line.push_str(&pad(job, id));
+        line.push_str(&" ".repeat(GAP));
+        // A move is never cut: a longer one (a long destination name) takes from the detail.
+        line.push_str(&pad(mv, self.moves));
+        let budget = match (self.width, self.detail) {
+            (_, Some(0)) => Some(0),
+            (Some(w), _) => Some(w.saturating_sub(measure_text_width(&line) + GAP)),
+            (None, _) => None,
+        };
+        match budget {
+            Some(b) if b < 4 => {}
+            Some(b) => {
+                line.push_str(&" ".repeat(GAP));
+                line.push_str(&fit(&detail, b));
+            }
+            None => {
+                line.push_str(&" ".repeat(GAP));
+                line.push_str(&detail);
+            }
+        }
+        line.trim_end().to_string()
+    }
+}
+
+/// `s` cut to `width` columns, ending in `…` when cut.
+fn fit(s: &str, width: usize) -> String {
+    if measure_text_width(s) <= width {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = measure_text_width(c.encode_utf8(&mut [0; 4]));
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+fn pad(s: &str, width: usize) -> String {
+    let w = measure_text_width(s);
+    format!("{s}{}", " ".repeat(width.saturating_sub(w)))
+}
+
+/// The first `digits` hex digits of a job id, as its text starts (`1a2b3c4d`, `1a2b3c4d-5`).
+fn id_prefix(id: &str, digits: usize) -> String {
+    let mut n = 0;
+    id.chars()
+        .take_while(|c| {
+            if *c == '-' {
+                return n < digits;
+            }
+            n += 1;
+            n <= digits
+        })
+        .collect()
+}
+
+/// `uncertain → accepted`; `→ pending` for a creation; `in_flight (renew)` for a move that
+/// stays in its state; `pause cms-a` for a destination event.
+fn move_text(e: &TrailEvent) -> String {
+    if !e.is_job_event() {
+        return format!("{} {}", visible(&e.action), visible(&e.destination));
+    }
+    let to = visible(e.to_state.as_deref().unwrap_or("?"));
+    match e.from_state.as_deref() {
+        None => format!("→ {to}"),
+        Some(from) if from == e.to_state.as_deref().unwrap_or("") => {
+            format!("{to} ({})", visible(&e.action))
+        }
+        Some(from) => format!("{} → {to}", visible(from)),
+    }
+}
+
+/// The reason (or, without one, the action, unless the move column shows it), then a
+/// summary of the evidence.
+fn detail_text(e: &TrailEvent) -> String {
+    let mut parts = Vec::new();
+    match e.reason.as_deref().map(str::trim) {
+        Some(r) if !r.is_empty() => parts.push(visible(r)),
+        _ => {
+            let in_move = !e.is_job_event() || e.from_state.is_some() && e.from_state == e.to_state;
+            if !in_move {
+                parts.push(visible(&e.action));
+            }
+        }
+    }
+    let evidence = evidence_summary(&e.evidence, e.at);
+    if !evidence.is_empty() {
+        parts.push(evidence);
+    }
+    parts.join(" · ")
+}
+
+/// `key=value …` of the evidence's top level, values shortened (times to the clock, long
+/// strings to their start); a lookup as its outcome and verdict. `-o json` has all of it.
+fn evidence_summary(evidence: &Value, at: DateTime<Utc>) -> String {
+    let Value::Object(map) = evidence else {
+        return short(&visible(&evidence.to_string()), at);
+    };
+    let mut parts = Vec::new();
+    for (k, v) in map {
+        let k = visible(k);
+        match (k.as_str(), v) {
+            (_, Value::Null) => {}
+            ("lookup", Value::Object(l)) => {
+                let s = |key: &str| l.get(key).and_then(Value::as_str).map(visible);
+                parts.push(format!(
+                    "lookup {} → {}",
+                    s("outcome").unwrap_or_else(|| "?".into()),
+                    s("verdict").unwrap_or_else(|| "?".into())
+                ));
+            }
+            ("lookup", Value::String(s)) => parts.push(format!("lookup {}", visible(s))),
+            (_, Value::String(s)) => parts.push(format!("{k}={}", short(&visible(s), at))),
+            (_, Value::Array(a)) => parts.push(format!("{k}=[{}]", a.len())),
+            (_, Value::Object(o)) if o.is_empty() => {}
+            (_, Value::Object(_)) => parts.push(format!("{k}={{…}}")),
+            (_, other) => parts.push(format!("{k}={other}")),
+        }
+    }
+    parts.join(" ")
+}
+
+/// A time as the clock (its day too when it is not the event's), a long value as its start.
+fn short(s: &str, at: DateTime<Utc>) -> String {
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        let t = t.with_timezone(&Utc);
+        return if t.date_naive() == at.date_naive() {
+            t.format("%H:%M:%S").to_string()
+        } else {
+            t.to_rfc3339_opts(SecondsFormat::Secs, true)
+        };
+    }
+    if s.chars().count() > 24 {
+        let mut head: String = s.chars().take(12).collect();
+        head.push('…');
+        return head;
+    }
+    s.to_string()
+}
+
+/// `s` with every character a terminal would obey rather than show (control characters,
+/// and the invisible ones that reorder or hide text) written as an escape.
+pub fn visible(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}' | '\u{feff}' => {
+                out.push_str(&format!("\\u{{{:04x}}}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_shown_not_obeyed() {
+        assert_eq!(visible("a\nb\tc\x1b[31m"), "a\\nb\\tc\\x1b[31m");
+        assert_eq!(visible("\u{202e}evil"), "\\u{202e}evil");
+        assert_eq!(visible("\u{9b}x"), "\\x9b\x78");
+        assert_eq!(visible("plain: é ✓"), "plain: é ✓");
+    }
+
+    #[test]
+    fn id_prefixes_keep_the_hyphen_after_eight_digits() {
+        let id = "1a2b3c4d-5e6f-7081-92a3-b4c5d6e7f809";
+        assert_eq!(id_prefix(id, 8), "1a2b3c4d");
+        assert_eq!(id_prefix(id, 9), "1a2b3c4d-5");
+        assert_eq!(id_prefix(id, 12), "1a2b3c4d-5e6f");
+    }
+}
