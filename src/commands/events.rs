@@ -9,12 +9,14 @@
 //! control characters escaped (`\n`, `\x1b`, `\u{202e}`), so the terminal shows them
 //! instead of obeying them.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use dialoguer::console::measure_text_width;
 use serde::Serialize;
 use serde_json::Value;
+use uuid::Uuid;
 
 use crate::commands::Exit;
 use crate::context::Context;
@@ -148,10 +150,6 @@ pub async fn run(ctx: &Context, typed: &Args) -> Result<Exit> {
         .map(|a| parse_action(a))
         .collect::<Result<Vec<_>>>()?;
     if args.follow {
-        if ctx.ui.format == Format::Json {
-            return Err(Error::usage("--follow prints a stream, not one JSON document")
-                .hinted("use -o jsonl: one event a line, as each commits"));
-        }
         if args.limit.is_some() {
             return Err(Error::usage(
                 "--limit pages a listing; --follow prints every matching event",
@@ -161,6 +159,12 @@ pub async fn run(ctx: &Context, typed: &Args) -> Result<Exit> {
             return Err(Error::usage(
                 "--until ends a listing; --follow prints events as they commit",
             ));
+        }
+        if ctx.ui.format == Format::Json {
+            return Err(
+                Error::usage("--follow prints a stream, not one JSON document")
+                    .hinted("use -o jsonl: one event a line, as each commits"),
+            );
         }
     }
     let mut filter = EventFilter {
@@ -380,7 +384,10 @@ const MOVE_WIDTH: usize = 25;
 /// heading line when the day changes).
 struct Timeline {
     width: Option<usize>,
+    /// The widest id prefix, in hex digits.
     id_digits: usize,
+    /// Each job's prefix (a page); jobs not here get [`ID_PREFIX`] digits (a stream).
+    digits: HashMap<Uuid, usize>,
     actor: usize,
     moves: usize,
     /// Width left for reason and evidence: `None` unlimited (not a terminal), 0 dropped.
@@ -399,7 +406,13 @@ impl Timeline {
             Some(w) => {
                 // time, actor, job, move, then the detail, a gap between each.
                 let room = w.saturating_sub(TIME + id + moves + 4 * GAP);
-                let actor = actor_max.min(room.saturating_sub(16)).max(6.min(room));
+                // The actor is shortened before the reason: up to 12 columns on a narrow
+                // terminal, 24 on a wide one.
+                let cap = if room < 60 { 12 } else { 24 };
+                let actor = actor_max
+                    .min(cap)
+                    .min(room.saturating_sub(16))
+                    .max(6.min(room));
                 match room - actor {
                     d if d >= 8 => (actor, Some(d)),
                     _ => (actor_max.min(room + GAP), Some(0)),
@@ -409,6 +422,7 @@ impl Timeline {
         Timeline {
             width,
             id_digits,
+            digits: HashMap::new(),
             actor,
             moves,
             detail,
@@ -431,17 +445,28 @@ impl Timeline {
             .max()
             .unwrap_or(0)
             .clamp("MOVE".len(), MOVE_WIDTH);
-        let mut ids: Vec<String> = events
-            .iter()
-            .filter_map(|e| e.job_id.map(|j| j.simple().to_string()))
-            .collect();
+        // Each job's prefix is as long as it must be to differ from every other job's here.
+        let mut ids: Vec<Uuid> = events.iter().filter_map(|e| e.job_id).collect();
         ids.sort();
         ids.dedup();
-        let mut digits = ID_PREFIX;
-        while digits < 32 && ids.windows(2).any(|w| w[0][..digits] == w[1][..digits]) {
-            digits += 1;
+        let common = |a: &Uuid, b: &Uuid| {
+            let (a, b) = (a.simple().to_string(), b.simple().to_string());
+            a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+        };
+        let mut digits = HashMap::new();
+        for (i, id) in ids.iter().enumerate() {
+            let before = i.checked_sub(1).map_or(0, |p| common(&ids[p], id));
+            let after = ids.get(i + 1).map_or(0, |n| common(id, n));
+            digits.insert(*id, (before.max(after) + 1).clamp(ID_PREFIX, 32));
         }
-        Timeline::new(ui, digits, actor, moves)
+        let mut t = Timeline::new(
+            ui,
+            digits.values().copied().max().unwrap_or(ID_PREFIX),
+            actor,
+            moves,
+        );
+        t.digits = digits;
+        t
     }
 
     /// For a stream: what is to come is unknown, so typical widths.
@@ -461,13 +486,11 @@ impl Timeline {
         let mut out: Vec<String> = Vec::with_capacity(events.len() + 2);
         if !self.header {
             self.header = true;
-            out.push(self.line(
-                "TIME",
-                "ACTOR",
-                "JOB",
-                "MOVE",
-                "REASON · EVIDENCE".to_string(),
-            ));
+            let detail = match self.detail {
+                Some(d) if d < "REASON · EVIDENCE".len() => "REASON",
+                _ => "REASON · EVIDENCE",
+            };
+            out.push(self.line("TIME", "ACTOR", "JOB", "MOVE", detail.to_string()));
         }
         for e in events {
             let day = e.at.date_naive();
@@ -476,7 +499,10 @@ impl Timeline {
                 out.push(format!("── {day} (UTC)"));
             }
             let job = match e.job_id {
-                Some(id) => id_prefix(&id.to_string(), self.id_digits),
+                Some(id) => id_prefix(
+                    &id.to_string(),
+                    self.digits.get(&id).copied().unwrap_or(ID_PREFIX),
+                ),
                 None => "-".to_string(),
             };
             out.push(self.line(
@@ -653,10 +679,11 @@ pub fn visible(s: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}' | '\u{feff}' => {
-                out.push_str(&format!("\\u{{{:04x}}}", c as u32))
-            }
+            '\u{061c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}' => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
             c => out.push(c),
         }
     }

@@ -228,7 +228,6 @@ pub struct TrailEvent {
     pub xid: Option<u64>,
 }
 
-
 impl TrailEvent {
     pub fn is_job_event(&self) -> bool {
         self.job_id.is_some()
@@ -422,20 +421,20 @@ fn branches(sql: &mut EventSql, filter: &EventFilter, split_actions: bool) -> Ve
         }
         c
     };
+    let mut base = common(Source::Jobs);
+    match (&job, &destination) {
+        (Some(j), d) => {
+            base.push(format!("e.job_id = {j}::uuid"));
+            // One job: its destination is the job's, old events and new alike.
+            if let Some(d) = d {
+                base.push(format!("j.destination = {d}::text"));
+            }
+        }
+        (None, Some(d)) => base.push(format!("e.destination = {d}::text")),
+        (None, None) => {}
+    }
     if filter.wants_job_events() {
         let job_actions = filter.job_actions();
-        let mut base = common(Source::Jobs);
-        match (&job, &destination) {
-            (Some(j), d) => {
-                base.push(format!("e.job_id = {j}::uuid"));
-                // One job: its destination is the job's, old events and new alike.
-                if let Some(d) = d {
-                    base.push(format!("j.destination = {d}::text"));
-                }
-            }
-            (None, Some(d)) => base.push(format!("e.destination = {d}::text")),
-            (None, None) => {}
-        }
         match &job_actions {
             // Each action its own range of ix_job_events_action, merged in order.
             Some(actions) if split_actions && job.is_none() => {
@@ -493,6 +492,15 @@ fn branches(sql: &mut EventSql, filter: &EventFilter, split_actions: bool) -> Ve
             conditions: c,
         });
     }
+    if out.is_empty() {
+        // Nothing can match (`--job` with only destination actions): one branch that says
+        // so, and still names every parameter.
+        base.push("false".into());
+        out.push(Branch {
+            source: Source::Jobs,
+            conditions: base,
+        });
+    }
     out
 }
 
@@ -532,7 +540,9 @@ pub fn page_sql(
         let (k, r) = (source.key(), source.row());
         let mut c = Vec::new();
         if let Some((at, id)) = &keyset {
-            c.push(format!("({k}.at, {k}.id) > ({at}::timestamptz, {id}::bigint)"));
+            c.push(format!(
+                "({k}.at, {k}.id) > ({at}::timestamptz, {id}::bigint)"
+            ));
         }
         if let Some(s) = &since {
             c.push(format!("{k}.at >= {s}"));
@@ -567,10 +577,12 @@ pub fn page_sql(
         )
     };
     sql.text = match branches.as_slice() {
-        [] => "SELECT * FROM (SELECT NULL::bigint) AS nothing WHERE false".to_string(),
         [one] => branch_sql(one),
         many => {
-            let parts: Vec<String> = many.iter().map(|b| format!("({})", branch_sql(b))).collect();
+            let parts: Vec<String> = many
+                .iter()
+                .map(|b| format!("({})", branch_sql(b)))
+                .collect();
             format!(
                 "SELECT * FROM ({}) AS ev ORDER BY at, id LIMIT {limit}",
                 parts.join(" UNION ALL ")
@@ -724,11 +736,7 @@ pub fn delta_sql(
             format!("({}{})", b.source.select(), where_clause(&c))
         })
         .collect();
-    let delta = if parts.is_empty() {
-        "SELECT * FROM (SELECT NULL::bigint AS id) AS nothing WHERE false".to_string()
-    } else {
-        parts.join(" UNION ALL ")
-    };
+    let delta = parts.join(" UNION ALL ");
     // The delta is computed whole (few rows: what committed since the last look, found by
     // ix_job_events_xid), then ordered; never a walk of the log in id order.
     sql.text = format!(
@@ -1060,7 +1068,8 @@ mod tests {
         };
         assert!(!f.wants_job_events() && !f.wants_destination_events());
         let sql = page_sql(&f, None, 50, None);
-        assert!(sql.text.contains("WHERE false"), "{}", sql.text);
+        assert!(sql.text.contains("AND false"), "{}", sql.text);
+        assert!(!sql.text.contains("destination_events"), "{}", sql.text);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod events;
 mod foundation;
 mod generated;
 mod inspect;

@@ -113,6 +113,9 @@ async fn the_reader_inspects_and_changes_nothing() {
         vec!["jobs", "show", &id],
         vec!["metrics"],
         vec!["migrate", "status"],
+        vec!["events"],
+        vec!["events", "--job", &id, "--since", "1d"],
+        vec!["events", "--destination", "cms-a", "--action", "claim"],
     ] {
         as_user(&env, &reader, &args).expect(0);
     }
@@ -120,6 +123,14 @@ async fn the_reader_inspects_and_changes_nothing() {
         .expect(0)
         .json();
     assert_eq!(listed["jobs"].as_array().unwrap().len(), 2);
+    let trail = as_user(
+        &env,
+        &reader,
+        &["events", "--destination", "cms-a", "-o", "json"],
+    )
+    .expect(0)
+    .json();
+    assert_eq!(trail["events"].as_array().unwrap().len(), 2);
 
     let run = as_user(
         &env,
