@@ -47,6 +47,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('mark', 'mark', [CompletionResultType]::ParameterValue, 'Settle a job by hand: accepted, safe-to-retry or failed')
             [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Sweep expired leases (for cron)')
             [CompletionResult]::new('reconcile', 'reconcile', [CompletionResultType]::ParameterValue, 'Look up every uncertain job and plan (or apply) the justified moves')
+            [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it')
             [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'Prometheus text exposition of counts and oldest ages')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'For cron and alerting: exit 5 when thresholds are exceeded')
             [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'A throwaway PostgreSQL and destination with realistic jobs')
@@ -565,6 +566,33 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'reconctl;events' {
+            [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'Only the events of this job (its id or external_ref)')
+            [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'Only events of this destination''s jobs, and its pauses and resumes')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Only events recorded by this actor, exactly as recorded (a person, a worker''s lease owner, a sweeper)')
+            [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or pause, repause, resume, expire')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only events at or after this: a duration back from now (30m, 2h, 1d) or an RFC 3339 time (2024-05-01T09:00:00Z)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only events before this RFC 3339 time')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many events (1 to 10000) [default: 50]')
+            [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'Continue after the last event of a previous page (its `next_cursor`)')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Keep printing matching events as they commit, until Ctrl-C; with --since or --cursor, first the ones already there')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Keep printing matching events as they commit, until Ctrl-C; with --since or --cursor, first the ones already there')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'reconctl;metrics' {
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
@@ -635,6 +663,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('mark', 'mark', [CompletionResultType]::ParameterValue, 'Settle a job by hand: accepted, safe-to-retry or failed')
             [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Sweep expired leases (for cron)')
             [CompletionResult]::new('reconcile', 'reconcile', [CompletionResultType]::ParameterValue, 'Look up every uncertain job and plan (or apply) the justified moves')
+            [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it')
             [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'Prometheus text exposition of counts and oldest ages')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'For cron and alerting: exit 5 when thresholds are exceeded')
             [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'A throwaway PostgreSQL and destination with realistic jobs')
@@ -710,6 +739,9 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;help;reconcile' {
+            break
+        }
+        'reconctl;help;events' {
             break
         }
         'reconctl;help;metrics' {

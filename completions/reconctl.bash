@@ -22,6 +22,9 @@ _reconctl() {
             reconctl,doctor)
                 cmd="reconctl__subcmd__doctor"
                 ;;
+            reconctl,events)
+                cmd="reconctl__subcmd__events"
+                ;;
             reconctl,help)
                 cmd="reconctl__subcmd__help"
                 ;;
@@ -60,6 +63,9 @@ _reconctl() {
                 ;;
             reconctl__subcmd__help,doctor)
                 cmd="reconctl__subcmd__help__subcmd__doctor"
+                ;;
+            reconctl__subcmd__help,events)
+                cmd="reconctl__subcmd__help__subcmd__events"
                 ;;
             reconctl__subcmd__help,help)
                 cmd="reconctl__subcmd__help__subcmd__help"
@@ -230,7 +236,7 @@ _reconctl() {
 
     case "${cmd}" in
         reconctl)
-            opts="-o -q -v -h -V --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help --version migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help"
+            opts="-o -q -v -h -V --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help --version migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -387,8 +393,82 @@ _reconctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        reconctl__subcmd__events)
+            opts="-f -o -q -v -h --job --destination --actor --action --since --until --limit --cursor --follow --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --job)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --destination)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --action)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         reconctl__subcmd__help)
-            opts="migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help"
+            opts="migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -416,6 +496,20 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__events)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

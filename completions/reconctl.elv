@@ -44,6 +44,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand mark 'Settle a job by hand: accepted, safe-to-retry or failed'
             cand sweep 'Sweep expired leases (for cron)'
             cand reconcile 'Look up every uncertain job and plan (or apply) the justified moves'
+            cand events 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it'
             cand metrics 'Prometheus text exposition of counts and oldest ages'
             cand check 'For cron and alerting: exit 5 when thresholds are exceeded'
             cand sandbox 'A throwaway PostgreSQL and destination with realistic jobs'
@@ -520,6 +521,32 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'reconctl;events'= {
+            cand --job 'Only the events of this job (its id or external_ref)'
+            cand --destination 'Only events of this destination''s jobs, and its pauses and resumes'
+            cand --actor 'Only events recorded by this actor, exactly as recorded (a person, a worker''s lease owner, a sweeper)'
+            cand --action 'Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or pause, repause, resume, expire'
+            cand --since 'Only events at or after this: a duration back from now (30m, 2h, 1d) or an RFC 3339 time (2024-05-01T09:00:00Z)'
+            cand --until 'Only events before this RFC 3339 time'
+            cand --limit 'At most this many events (1 to 10000) [default: 50]'
+            cand --cursor 'Continue after the last event of a previous page (its `next_cursor`)'
+            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --statement-timeout 'Longest a single SQL statement may run [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -f 'Keep printing matching events as they commit, until Ctrl-C; with --since or --cursor, first the ones already there'
+            cand --follow 'Keep printing matching events as they commit, until Ctrl-C; with --since or --cursor, first the ones already there'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'reconctl;metrics'= {
             cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
@@ -587,6 +614,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand mark 'Settle a job by hand: accepted, safe-to-retry or failed'
             cand sweep 'Sweep expired leases (for cron)'
             cand reconcile 'Look up every uncertain job and plan (or apply) the justified moves'
+            cand events 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it'
             cand metrics 'Prometheus text exposition of counts and oldest ages'
             cand check 'For cron and alerting: exit 5 when thresholds are exceeded'
             cand sandbox 'A throwaway PostgreSQL and destination with realistic jobs'
@@ -642,6 +670,8 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;help;sweep;leases'= {
         }
         &'reconctl;help;reconcile'= {
+        }
+        &'reconctl;help;events'= {
         }
         &'reconctl;help;metrics'= {
         }

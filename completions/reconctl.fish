@@ -49,6 +49,7 @@ complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "remote" -d 'Ask a
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "mark" -d 'Settle a job by hand: accepted, safe-to-retry or failed'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "sweep" -d 'Sweep expired leases (for cron)'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "reconcile" -d 'Look up every uncertain job and plan (or apply) the justified moves'
+complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "events" -d 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
@@ -438,6 +439,29 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s q -l qui
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l job -d 'Only the events of this job (its id or external_ref)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l destination -d 'Only events of this destination\'s jobs, and its pauses and resumes' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l actor -d 'Only events recorded by this actor, exactly as recorded (a person, a worker\'s lease owner, a sweeper)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l action -d 'Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or pause, repause, resume, expire' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l since -d 'Only events at or after this: a duration back from now (30m, 2h, 1d) or an RFC 3339 time (2024-05-01T09:00:00Z)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l until -d 'Only events before this RFC 3339 time' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l limit -d 'At most this many events (1 to 10000) [default: 50]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l cursor -d 'Continue after the last event of a previous page (its `next_cursor`)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s f -l follow -d 'Keep printing matching events as they commit, until Ctrl-C; with --since or --cursor, first the ones already there'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s o -l output -d 'Output format' -r -f -a "table\t''
@@ -489,19 +513,20 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s q -l quiet
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "migrate" -d 'Apply the embedded schema migrations, or list them'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "doctor" -d 'Check the connection, migrations, indexes and destinations'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "status" -d 'Count and oldest age per state and destination'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "jobs" -d 'List, show, reserve jobs; find the uncertain and stuck ones'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "ref" -d 'Print the external_ref of a business key'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "remote" -d 'Ask a destination what it holds'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "mark" -d 'Settle a job by hand: accepted, safe-to-retry or failed'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "sweep" -d 'Sweep expired leases (for cron)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "reconcile" -d 'Look up every uncertain job and plan (or apply) the justified moves'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "migrate" -d 'Apply the embedded schema migrations, or list them'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "doctor" -d 'Check the connection, migrations, indexes and destinations'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "status" -d 'Count and oldest age per state and destination'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "jobs" -d 'List, show, reserve jobs; find the uncertain and stuck ones'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "ref" -d 'Print the external_ref of a business key'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "remote" -d 'Ask a destination what it holds'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "mark" -d 'Settle a job by hand: accepted, safe-to-retry or failed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "sweep" -d 'Sweep expired leases (for cron)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "reconcile" -d 'Look up every uncertain job and plan (or apply) the justified moves'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "events" -d 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from migrate" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "list" -d 'List jobs, filtered, in keyset pages'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "show" -d 'One job (by id or external_ref) with its event history'

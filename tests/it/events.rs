@@ -233,8 +233,19 @@ struct Trail {
     a: Job,
     b: Job,
     c: Job,
-    /// (id, job, destination, actor, action, minute; None: the seed event, written now).
-    events: Vec<(i64, Option<Uuid>, String, String, String, Option<i64>)>,
+    events: Vec<Recorded>,
+}
+
+/// One event of the fixture, as the test wrote it.
+#[derive(Debug, Clone)]
+struct Recorded {
+    id: i64,
+    job: Option<Uuid>,
+    destination: String,
+    actor: String,
+    action: String,
+    /// When it was written (minutes after BASE); None: the seed event, written now.
+    minute: Option<i64>,
 }
 
 async fn trail(env: &TestEnv) -> Trail {
@@ -245,14 +256,14 @@ async fn trail(env: &TestEnv) -> Trail {
     for (job, id) in [(&a, "a"), (&b, "b"), (&c, "c")] {
         let _ = id;
         for e in env.events(job.id).await {
-            events.push((
-                e.id,
-                Some(job.id),
-                job.destination.clone(),
-                e.actor.clone(),
-                e.action.clone(),
-                None,
-            ));
+            events.push(Recorded {
+                id: e.id,
+                job: Some(job.id),
+                destination: job.destination.clone(),
+                actor: e.actor.clone(),
+                action: e.action.clone(),
+                minute: None,
+            });
         }
     }
     let cl = &env.client;
@@ -314,14 +325,14 @@ async fn trail(env: &TestEnv) -> Trail {
                 destination_event(cl, dest, minute, actor, action, "CMS down", until).await
             }
         };
-        events.push((
+        events.push(Recorded {
             id,
-            job.map(|j| j.id),
-            dest.to_string(),
-            actor.to_string(),
-            action.to_string(),
-            Some(minute),
-        ));
+            job: job.map(|j| j.id),
+            destination: dest.to_string(),
+            actor: actor.to_string(),
+            action: action.to_string(),
+            minute: Some(minute),
+        });
     }
     Trail { a, b, c, events }
 }
@@ -342,10 +353,10 @@ async fn json_is_every_column_of_job_and_destination_events_oldest_first() {
     }
     // Oldest first: the crafted minutes, then the seed events written now.
     let mut expected = t.events.clone();
-    expected.sort_by_key(|e| (e.5.map_or(i64::MAX, |m| m), e.0));
+    expected.sort_by_key(|e| (e.minute.map_or(i64::MAX, |m| m), e.id));
     assert_eq!(
         ids_of(&listed),
-        expected.iter().map(|e| e.0).collect::<Vec<_>>()
+        expected.iter().map(|e| e.id).collect::<Vec<_>>()
     );
     // A destination event: no job, no states or versions; its pause's end in evidence.
     let pause = listed
@@ -395,17 +406,18 @@ async fn every_filter_alone_and_combined() {
         .map(|e| (e["id"].as_i64().unwrap(), e.clone()))
         .collect();
     let (a, b, c) = (t.a.id.to_string(), t.b.id.to_string(), t.c.id.to_string());
-    type Pred = Box<dyn Fn(&(i64, Option<Uuid>, String, String, String, Option<i64>)) -> bool>;
-    let job = |j: Uuid| -> Pred { Box::new(move |e| e.1 == Some(j)) };
-    let minute =
-        |lo: i64, hi: i64| -> Pred { Box::new(move |e| e.5.is_some_and(|m| m >= lo && m < hi)) };
+    type Pred = Box<dyn Fn(&Recorded) -> bool>;
+    let job = |j: Uuid| -> Pred { Box::new(move |e| e.job == Some(j)) };
+    let minute = |lo: i64, hi: i64| -> Pred {
+        Box::new(move |e| e.minute.is_some_and(|m| m >= lo && m < hi))
+    };
     let cases: Vec<(Vec<String>, Pred)> = vec![
         (vec![], Box::new(|_| true)),
         (vec!["--job".into(), a.clone()], job(t.a.id)),
         (vec!["--job".into(), t.a.external_ref.clone()], job(t.a.id)),
         (
             vec!["--destination".into(), "cms-a".into()],
-            Box::new(|e| e.2 == "cms-a"),
+            Box::new(|e| e.destination == "cms-a"),
         ),
         (
             vec!["--destination".into(), "cms-nowhere".into()],
@@ -413,23 +425,23 @@ async fn every_filter_alone_and_combined() {
         ),
         (
             vec!["--actor".into(), "alice".into()],
-            Box::new(|e| e.3 == "alice"),
+            Box::new(|e| e.actor == "alice"),
         ),
         (
             vec!["--actor".into(), "tester".into()],
-            Box::new(|e| e.3 == "tester"),
+            Box::new(|e| e.actor == "tester"),
         ),
         (
             vec!["--action".into(), "claim".into()],
-            Box::new(|e| e.4 == "claim"),
+            Box::new(|e| e.action == "claim"),
         ),
         (
             vec!["--action".into(), "mark-accepted".into()],
-            Box::new(|e| e.4 == "mark_accepted"),
+            Box::new(|e| e.action == "mark_accepted"),
         ),
         (
             vec!["--action".into(), "pause".into()],
-            Box::new(|e| e.4 == "pause"),
+            Box::new(|e| e.action == "pause"),
         ),
         (
             vec![
@@ -440,7 +452,7 @@ async fn every_filter_alone_and_combined() {
                 "--action".into(),
                 "resume".into(),
             ],
-            Box::new(|e| ["claim", "pause", "resume"].contains(&e.4.as_str())),
+            Box::new(|e| ["claim", "pause", "resume"].contains(&e.action.as_str())),
         ),
         (
             vec![
@@ -453,7 +465,7 @@ async fn every_filter_alone_and_combined() {
         ),
         (
             vec!["--since".into(), at(4)],
-            Box::new(|e| e.5.is_none_or(|m| m >= 4)),
+            Box::new(|e| e.minute.is_none_or(|m| m >= 4)),
         ),
         (vec!["--until".into(), at(4)], minute(i64::MIN, 4)),
         (
@@ -463,11 +475,11 @@ async fn every_filter_alone_and_combined() {
         // A duration back from the database's clock: only what was written now.
         (
             vec!["--since".into(), "1h".into()],
-            Box::new(|e| e.5.is_none()),
+            Box::new(|e| e.minute.is_none()),
         ),
         (
             vec!["--since".into(), "2024-05-01 12:04:00+02:00".into()],
-            Box::new(|e| e.5.is_none_or(|m| m >= 4)),
+            Box::new(|e| e.minute.is_none_or(|m| m >= 4)),
         ),
         (
             vec![
@@ -476,7 +488,7 @@ async fn every_filter_alone_and_combined() {
                 "--actor".into(),
                 "alice".into(),
             ],
-            Box::new(|e| e.2 == "cms-a" && e.3 == "alice"),
+            Box::new(|e| e.destination == "cms-a" && e.actor == "alice"),
         ),
         (
             vec![
@@ -487,11 +499,11 @@ async fn every_filter_alone_and_combined() {
                 "--action".into(),
                 "pause".into(),
             ],
-            Box::new(|e| e.2 == "cms-b" && (e.4 == "claim" || e.4 == "pause")),
+            Box::new(|e| e.destination == "cms-b" && (e.action == "claim" || e.action == "pause")),
         ),
         (
             vec!["--job".into(), b.clone(), "--actor".into(), "bob".into()],
-            Box::new(move |e| e.1 == Some(t.b.id) && e.3 == "bob"),
+            Box::new(move |e| e.job == Some(t.b.id) && e.actor == "bob"),
         ),
         (
             vec!["--job".into(), a.clone(), "--action".into(), "pause".into()],
@@ -524,7 +536,7 @@ async fn every_filter_alone_and_combined() {
                 "--until".into(),
                 at(5),
             ],
-            Box::new(|e| e.3 == "worker-1" && e.5.is_some_and(|m| (1..5).contains(&m))),
+            Box::new(|e| e.actor == "worker-1" && e.minute.is_some_and(|m| (1..5).contains(&m))),
         ),
         (
             vec![
@@ -542,7 +554,9 @@ async fn every_filter_alone_and_combined() {
                 at(7),
             ],
             Box::new(|e| {
-                e.2 == "cms-a" && e.3 == "alice" && e.5.is_some_and(|m| (3..7).contains(&m))
+                e.destination == "cms-a"
+                    && e.actor == "alice"
+                    && e.minute.is_some_and(|m| (3..7).contains(&m))
             }),
         ),
     ];
@@ -561,10 +575,10 @@ async fn every_filter_alone_and_combined() {
         }
         let got = events_of(&env.run(&full).expect(0).json());
         let mut want: Vec<_> = t.events.iter().filter(|e| pred(e)).collect();
-        want.sort_by_key(|e| (e.5.map_or(i64::MAX, |m| m), e.0));
+        want.sort_by_key(|e| (e.minute.map_or(i64::MAX, |m| m), e.id));
         assert_eq!(
             ids_of(&got),
-            want.iter().map(|e| e.0).collect::<Vec<_>>(),
+            want.iter().map(|e| e.id).collect::<Vec<_>>(),
             "{args:?}"
         );
         for e in &got {
@@ -1731,7 +1745,9 @@ async fn follow_rides_out_a_network_cut_and_exits_1_when_it_lasts() {
     let (code, err, lines) = tokio::task::block_in_place(|| follower.finish());
     let took = started.elapsed();
     assert_eq!(code, 1, "{err}");
-    assert_eq!(lines.len(), 4);
+    // The four events, then the error (as -o jsonl prints every failure).
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!(lines[4]["error"]["code"], "connection_lost", "{lines:?}");
     assert!(
         took >= Duration::from_secs(55) && took < Duration::from_secs(80),
         "{took:?}"
@@ -1947,7 +1963,7 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
     for (name, filter, indexes) in &filters {
         let mut statements = vec![
             (
-                format!("{name}"),
+                name.to_string(),
                 events::page_sql(filter, None, 50, None),
                 true,
             ),
