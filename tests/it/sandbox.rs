@@ -469,6 +469,18 @@ fn sandbox_ignores_an_inherited_database_url_serves_every_command_and_ctrl_c_rem
     let applied = json(&["reconcile", "--apply", "--yes", "-o", "json"], 0);
     assert_eq!(applied["summary"]["moved"], 5, "{applied}");
     assert!(ids(&json(&["jobs", "uncertain", "-o", "json"], 0)).is_empty());
+    // The audit trail has every one of those moves, reconcile's among them.
+    let trail = json(
+        &["events", "--since", "1h", "--limit", "10000", "-o", "json"],
+        0,
+    );
+    let reconciled = trail["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"].as_str().unwrap_or("").starts_with("reconcile_"))
+        .count();
+    assert_eq!(reconciled, 5, "{trail}");
 
     let metrics = text(&["metrics"], 0);
     assert!(metrics.contains("# TYPE"), "{metrics}");
