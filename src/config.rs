@@ -38,18 +38,42 @@ pub struct LookupSettings {
     /// The largest response body accepted from a destination, in bytes.
     #[serde(default = "default_body_limit")]
     pub max_body_bytes: u64,
+    /// How often a long run checks each destination's controls again (SPEC §4: at least
+    /// every 5 minutes; shorter is allowed).
+    #[serde(default = "default_controls_every", deserialize_with = "de_duration")]
+    pub controls_every: Duration,
 }
 
 impl Default for LookupSettings {
     fn default() -> Self {
         LookupSettings {
             max_body_bytes: DEFAULT_BODY_LIMIT,
+            controls_every: MAX_CONTROLS_EVERY,
         }
     }
 }
 
+/// SPEC §4: a long run checks each destination's lookup again at least this often.
+pub const MAX_CONTROLS_EVERY: Duration = Duration::from_secs(300);
+
 fn default_body_limit() -> u64 {
     DEFAULT_BODY_LIMIT
+}
+
+fn default_controls_every() -> Duration {
+    MAX_CONTROLS_EVERY
+}
+
+/// What a destination's "no match" looks like (SPEC §4 `not_found`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotFound {
+    /// Only an empty list of matches means "no match"; a 404 is an unexpected answer (a
+    /// wrong path in lookup_url answers 404 for everything).
+    #[default]
+    Empty,
+    /// A 404 means "no match" too: for resource-style URLs (`/articles/{ref}`).
+    EmptyOr404,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -74,6 +98,12 @@ pub struct Destination {
     /// How long after sending a "not found" is trusted.
     #[serde(default = "default_settle", deserialize_with = "de_duration")]
     pub settle_after: Duration,
+    /// Whether a 404 means "no match".
+    #[serde(default)]
+    pub not_found: NotFound,
+    /// An external_ref this destination is known to hold: its positive control.
+    #[serde(default, deserialize_with = "de_canary_ref")]
+    pub canary_ref: Option<String>,
 }
 
 fn default_timeout() -> Duration {
@@ -103,6 +133,17 @@ impl LookupUrl {
             .remove(b'~');
         let encoded = percent_encoding::utf8_percent_encode(external_ref, REF).to_string();
         self.0.replace("{ref}", &encoded)
+    }
+
+    /// The query parameter whose value is `{ref}` (`external_ref` in
+    /// `…/articles?external_ref={ref}`), if the reference travels in the query.
+    pub fn ref_param(&self) -> Option<String> {
+        let (_, query) = self.0.split_once('?')?;
+        let query = query.split_once('#').map_or(query, |(q, _)| q);
+        query.split('&').find_map(|pair| {
+            let (name, value) = pair.split_once('=')?;
+            value.contains("{ref}").then(|| name.to_string())
+        })
     }
 }
 
@@ -137,6 +178,17 @@ fn de_duration<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Duration,
     s.parse::<HumanDuration>()
         .map(|h| h.0)
         .map_err(serde::de::Error::custom)
+}
+
+fn de_canary_ref<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<String>, D::Error> {
+    let s = String::deserialize(d)?;
+    if crate::jobs::external_ref::is_external_ref(&s) {
+        Ok(Some(s))
+    } else {
+        Err(serde::de::Error::custom(
+            "canary_ref must be an external_ref (pub_ + 64 lowercase hex digits) the destination holds",
+        ))
+    }
 }
 
 fn check_pointer<E: serde::de::Error>(s: String) -> std::result::Result<String, E> {
@@ -214,6 +266,12 @@ impl Config {
                     origin.display()
                 )));
             }
+        }
+        if cfg.lookup.controls_every.is_zero() || cfg.lookup.controls_every > MAX_CONTROLS_EVERY {
+            return Err(Error::config(format!(
+                "invalid config {}: lookup.controls_every must be more than 0 and at most 5m (SPEC §4: controls are checked again at least every 5 minutes)",
+                origin.display()
+            )));
         }
         if cfg.lookup.max_body_bytes == 0 {
             return Err(Error::config(format!(

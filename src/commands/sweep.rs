@@ -68,7 +68,7 @@ async fn leases(ctx: &Context, args: &LeasesArgs) -> Result<Exit> {
         actor: sweep_actor(ctx),
     };
     let db = ctx.db().await?;
-    let pb = ctx.ui.progress(None);
+    let pb = ctx.ui.progress("sweeping", None);
     let report = sweep_with_progress(&**db, &opts, |r| {
         pb.set_message(format!(
             "{} {} → {}, {} → {}, {} skipped",
