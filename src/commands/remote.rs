@@ -149,7 +149,10 @@ impl Render for Lookup {
             Some(c) if c.ok() => {
                 "passed (a known publication found, a made-up reference not found)".to_string()
             }
-            Some(c) => format!("FAILED: {}", c.failure().unwrap_or_default()),
+            Some(c) => format!(
+                "FAILED: {} (the reason says what came back and what to check)",
+                c.failed_which().unwrap_or("a control")
+            ),
             None => "not checked".to_string(),
         };
         let reason = escape(&self.reason);

@@ -83,6 +83,9 @@ pub struct Check {
     /// For evidence: where the reference came from, what was expected, the HTTP status.
     #[serde(skip)]
     pub evidence: Value,
+    /// The destination's fault, when it gave no usable answer (to say a shared cause once).
+    #[serde(skip)]
+    pub fault: Option<String>,
 }
 
 /// Both controls of one destination, as checked at one moment.
@@ -90,6 +93,9 @@ pub struct Check {
 pub struct Controls {
     pub positive: Check,
     pub negative: Check,
+    /// The destination checked.
+    #[serde(skip)]
+    pub destination: String,
     /// When they were checked (a long run checks again after `lookup.controls_every`).
     #[serde(skip)]
     pub checked: Instant,
@@ -101,13 +107,32 @@ impl Controls {
     }
 
     /// Why the destination's answers prove nothing, or `None` when both controls passed.
+    /// Both failing for the same reason (the destination down, every path a 404) is said
+    /// once.
     pub fn failure(&self) -> Option<String> {
-        let failed: Vec<&str> = [&self.positive, &self.negative]
-            .into_iter()
-            .filter(|c| !c.ok)
-            .map(|c| c.failure.as_str())
-            .collect();
-        (!failed.is_empty()).then(|| failed.join("; "))
+        match (self.positive.ok, self.negative.ok) {
+            (true, true) => None,
+            (false, true) => Some(self.positive.failure.clone()),
+            (true, false) => Some(self.negative.failure.clone()),
+            (false, false) => Some(match (&self.positive.fault, &self.negative.fault) {
+                (Some(p), Some(n)) if p == n => format!(
+                    "both controls failed: {} gave no usable answer for its known publication {} nor for a made-up reference: {p}",
+                    self.destination,
+                    self.positive.external_ref.as_deref().unwrap_or("?"),
+                ),
+                _ => format!("{}; {}", self.positive.failure, self.negative.failure),
+            }),
+        }
+    }
+
+    /// Which controls failed, in a word (`positive`, `negative`, `both`), for tables.
+    pub fn failed_which(&self) -> Option<&'static str> {
+        match (self.positive.ok, self.negative.ok) {
+            (true, true) => None,
+            (false, true) => Some("the positive control"),
+            (true, false) => Some("the negative control"),
+            (false, false) => Some("both controls"),
+        }
     }
 
     /// What a move's event records of the controls it relied on.
@@ -153,6 +178,7 @@ pub async fn check(
     Controls {
         positive,
         negative,
+        destination: dest.name().to_string(),
         checked: Instant::now(),
     }
 }
@@ -169,7 +195,7 @@ fn check_config(dest: &Dest<'_>) -> String {
 fn not_found_hint(dest: &Dest<'_>, status: Option<u16>) -> &'static str {
     match (status, dest.settings().not_found) {
         (Some(404), NotFound::Empty) => {
-            " (if this destination answers 404 when it holds nothing, set not_found = \"empty_or_404\"; otherwise the path is wrong)"
+            "; if it answers 404 when it holds nothing, set not_found = \"empty_or_404\", otherwise lookup_url's path is wrong"
         }
         _ => "",
     }
@@ -203,6 +229,7 @@ async fn positive(
                     format_duration(dest.settings().settle_after)
                 ),
                 evidence: json!({ "source": null }),
+                fault: None,
             }
         }
         Err(why) => {
@@ -214,6 +241,7 @@ async fn positive(
                     "positive control impossible: {why}; set canary_ref in [destinations.{name}] to an external_ref it holds"
                 ),
                 evidence: json!({ "source": null, "error": why }),
+                fault: None,
             }
         }
     };
@@ -250,6 +278,10 @@ async fn positive(
             not_found_hint(dest, resp.status)
         )),
     };
+    let fault = match &resp.answer {
+        Answer::Fault(f) => Some(format!("{f}{}", not_found_hint(dest, resp.status))),
+        _ => None,
+    };
     Check {
         external_ref: Some(known.external_ref.clone()),
         outcome: Some(outcome),
@@ -265,6 +297,7 @@ async fn positive(
             "at": resp.asked_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             "fault": resp.fault(),
         }),
+        fault,
     }
 }
 
@@ -286,6 +319,10 @@ async fn negative(dest: &Dest<'_>, r: &str, clock: DbClock) -> Check {
             not_found_hint(dest, resp.status)
         )),
     };
+    let fault = match &resp.answer {
+        Answer::Fault(f) => Some(format!("{f}{}", not_found_hint(dest, resp.status))),
+        _ => None,
+    };
     Check {
         external_ref: Some(r.to_string()),
         outcome: Some(outcome),
@@ -298,6 +335,7 @@ async fn negative(dest: &Dest<'_>, r: &str, clock: DbClock) -> Check {
             "at": resp.asked_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             "fault": resp.fault(),
         }),
+        fault,
     }
 }
 

@@ -176,7 +176,7 @@ async fn exchange(
             NotFound::Empty => (
                 code,
                 Answer::Fault(format!(
-                    "HTTP {status}, which is not \"no match\" for this destination (not_found = \"empty\": a wrong path answers 404 for everything); if it answers 404 when it holds nothing, set not_found = \"empty_or_404\""
+                    "HTTP {status} (for this destination a 404 is not \"no match\": not_found = \"empty\")"
                 )),
             ),
         };

@@ -1581,17 +1581,12 @@ fn doctor_checks(v: &Value) -> BTreeMap<String, bool> {
 
 #[tokio::test]
 async fn doctor_checks_connection_migrations_indexes_and_destinations() {
-    use wiremock::{Mock, MockServer, ResponseTemplate};
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    Mock::given(wiremock::matchers::any())
-        .respond_with(ResponseTemplate::new(404))
-        .mount(&server)
-        .await;
+    let cms = crate::cms::Cms::start().await;
     let config = env.write_config(&format!(
-        "[destinations.cms-up]\nlookup_url = \"{}/articles?ref={{ref}}\"\n\n\
-         [destinations.cms-down]\nlookup_url = \"http://127.0.0.1:9/articles?ref={{ref}}\"\ntimeout = \"2s\"\n",
-        server.uri()
+        "{}\n[destinations.cms-down]\nlookup_url = \"http://127.0.0.1:9/articles?ref={{ref}}\"\ntimeout = \"2s\"\ncanary_ref = \"{}\"\n",
+        cms.config(""),
+        crate::cms::CANARY
     ));
     let run = env
         .run(&["--config", &config, "doctor", "-o", "json"])
@@ -1603,7 +1598,7 @@ async fn doctor_checks_connection_migrations_indexes_and_destinations() {
         ("connection", true),
         ("migrations", true),
         ("config", true),
-        ("destination cms-up", true),
+        ("destination cms-a", true),
         ("destination cms-down", false),
     ]
     .into_iter()
@@ -1613,24 +1608,33 @@ async fn doctor_checks_connection_migrations_indexes_and_destinations() {
         want.insert(format!("index {ix}"), true);
     }
     assert_eq!(checks, want);
-    let up = v["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["check"] == "destination cms-up")
-        .unwrap();
-    assert!(up["detail"]
-        .as_str()
-        .unwrap()
-        .starts_with("reachable: HTTP 404"));
-    // One request to the reachable destination, for a reference that names nothing.
-    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+    let check = |name: &str| {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == name)
+            .unwrap()
+            .clone()
+    };
+    let up = check("destination cms-a");
+    assert!(
+        up["detail"].as_str().unwrap().starts_with("lookup works"),
+        "{up}"
+    );
+    let down = check("destination cms-down");
+    assert!(
+        down["detail"]
+            .as_str()
+            .unwrap()
+            .contains("controls failed: cms-down gave no usable answer"),
+        "{down}"
+    );
+    // Two requests to the working destination: its two controls.
+    assert_eq!(cms.asked().await.len(), 2);
 
     // Without the broken destination: healthy, exit 0.
-    let config = env.write_config(&format!(
-        "[destinations.cms-up]\nlookup_url = \"{}/articles?ref={{ref}}\"\n",
-        server.uri()
-    ));
+    let config = env.write_config(&cms.config(""));
     let run = env.run(&["--config", &config, "doctor"]).expect(0);
     assert!(
         run.stdout().ends_with("all checks passed\n"),

@@ -1,5 +1,6 @@
 //! The one integration test binary: a module per capability, each test with its own database.
 
+mod cms;
 mod harness;
 
 mod foundation;

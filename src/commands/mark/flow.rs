@@ -170,9 +170,10 @@ async fn evidence(
     }
     let dest = ctx.lookups()?.destination(&job.destination).map_err(|e| {
         e.with_message(|m| {
+            let named = format!("destination {}", job.destination);
             format!(
-                "{m}: job {} cannot be checked against its destination",
-                job.id
+                "{}, so the mark cannot be checked against it",
+                m.replacen(&named, &format!("{named} of job {}", job.id), 1)
             )
         })
         .hinted("nothing changed; or pass --no-lookup if you have checked the destination yourself (the event records that the lookup was skipped)")
