@@ -66,13 +66,14 @@ fn default_controls_every() -> Duration {
 
 /// What a destination's "no match" looks like (SPEC §4 `not_found`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
 pub enum NotFound {
     /// Only an empty list of matches means "no match"; a 404 is an unexpected answer (a
     /// wrong path in lookup_url answers 404 for everything).
     #[default]
+    #[serde(rename = "empty")]
     Empty,
     /// A 404 means "no match" too: for resource-style URLs (`/articles/{ref}`).
+    #[serde(rename = "empty_or_404")]
     EmptyOr404,
 }
 
@@ -404,6 +405,8 @@ settle_after = "2m"
         assert_eq!(d.timeout, Duration::from_secs(5));
         assert_eq!(d.settle_after, Duration::from_secs(120));
         assert_eq!(d.content_hash.as_deref(), Some("/payload_hash"));
+        assert_eq!(d.not_found, NotFound::Empty);
+        assert_eq!(d.canary_ref, None);
         assert_eq!(
             d.lookup_url.for_ref("pub_ab"),
             "http://127.0.0.1:8080/articles?external_ref=pub_ab"
@@ -412,6 +415,28 @@ settle_after = "2m"
             d.lookup_url.for_ref("a b&c=d/é?#"),
             "http://127.0.0.1:8080/articles?external_ref=a%20b%26c%3Dd%2F%C3%A9%3F%23"
         );
+    }
+
+    #[test]
+    fn not_found_and_canary_ref() {
+        let cfg = parse(&format!(
+            "[destinations.r]\nlookup_url = \"http://h/articles/{{ref}}\"\nnot_found = \"empty_or_404\"\ncanary_ref = \"pub_{}\"\n",
+            "a".repeat(64)
+        ))
+        .unwrap();
+        let d = cfg.destination("r").unwrap();
+        assert_eq!(d.not_found, NotFound::EmptyOr404);
+        assert_eq!(d.canary_ref, Some(format!("pub_{}", "a".repeat(64))));
+        for bad in ["not_found = \"404\"\n", "canary_ref = \"art-17\"\n"] {
+            let err = parse(&format!(
+                "[destinations.r]\nlookup_url = \"http://h/{{ref}}\"\n{bad}"
+            ))
+            .unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{bad}");
+            assert!(err.message().contains("line 3"), "{}", err.message());
+        }
+        let err = parse("[lookup]\ncontrols_every = \"10m\"\n").unwrap_err();
+        assert!(err.message().contains("at most 5m"), "{}", err.message());
     }
 
     #[test]
