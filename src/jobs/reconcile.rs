@@ -15,21 +15,33 @@ use uuid::Uuid;
 
 use super::commit;
 use super::model::Job;
+use super::query::Sql;
 use super::state::{Action, Role, State};
 use super::store::{Effects, MoveOutcome, MoveRequest};
 use crate::db::Target;
 use crate::error::{Error, Kind, Result};
 
-/// How many jobs reconcile will examine (for the progress bar), optionally for one destination.
+/// How many jobs reconcile will examine (for the progress bar), optionally for one
+/// destination: a count over the open-job index, like `status`'s.
+pub fn count_sql(destination: Option<&str>) -> Sql {
+    let mut sql = Sql::new();
+    let mut text = format!(
+        "SELECT count(*) FROM publication_jobs WHERE state = {}",
+        State::reconciled().literal()
+    );
+    if let Some(d) = destination {
+        text.push_str(&format!(" AND destination = {}", sql.bind(d.to_string())));
+    }
+    sql.text = text;
+    sql
+}
+
 pub async fn count_uncertain<C: GenericClient>(
     client: &C,
     destination: Option<&str>,
 ) -> Result<u64> {
-    let sql = format!(
-        "SELECT count(*) FROM publication_jobs WHERE state = {} AND ($1::text IS NULL OR destination = $1::text)",
-        State::reconciled().literal()
-    );
-    let row = client.query_one(&sql, &[&destination]).await?;
+    let sql = count_sql(destination);
+    let row = client.query_one(&sql.text, &sql.params()).await?;
     let n: i64 = row.try_get(0)?;
     Ok(u64::try_from(n).unwrap_or(0))
 }
@@ -115,7 +127,7 @@ fn refused_row(e: &Error) -> bool {
 /// the same statement. Rows another session holds locked are skipped by the statement and
 /// then moved one by one with [`settle`], which waits for them (up to the lock timeout) and
 /// reports a lost guard with the job as it is now.
-const SETTLE_BATCH_SQL: &str = "
+pub const SETTLE_BATCH_SQL: &str = "
 WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[],
                          $6::text[], $7::text[], $8::jsonb[])
