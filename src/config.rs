@@ -293,10 +293,7 @@ impl Config {
                 _ => return Ok(Config::default()),
             },
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            Error::runtime(format!("cannot read config {}: {e}", path.display()))
-                .hinted("pass --config FILE or set RECONCTL_CONFIG")
-        })?;
+        let text = read_regular(&path)?;
         let warning = permission_warning(&path, &text);
         match Config::parse(&text, &path) {
             Ok(mut cfg) => {
@@ -368,6 +365,57 @@ fn secret_marker(text: &str) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// Read a config file, which must be a regular file (or a link to one): a FIFO nobody writes
+/// would block for ever, a device or a directory is not a config. The type is checked without
+/// opening the file, and the file is then opened without blocking.
+fn read_regular(path: &Path) -> Result<String> {
+    let cannot = |e: std::io::Error| {
+        Error::runtime(format!("cannot read config {}: {e}", path.display()))
+            .hinted("pass --config FILE or set RECONCTL_CONFIG")
+    };
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            use std::os::unix::fs::FileTypeExt;
+            let t = meta.file_type();
+            if t.is_fifo() {
+                "a FIFO (named pipe)"
+            } else if t.is_socket() {
+                "a socket"
+            } else if t.is_char_device() || t.is_block_device() {
+                "a device"
+            } else {
+                "not a regular file"
+            }
+        };
+        return Err(Error::config(format!(
+            "config {} is {what}, not a file: nothing was read",
+            path.display()
+        ))
+        .hinted("pass --config with the path of a TOML file"));
+    }
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: should the path be swapped for a FIFO after the check, opening it still
+    // returns at once (reading a regular file is never affected by the flag).
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(cannot)?;
+    if !file.metadata().map_err(cannot)?.is_file() {
+        return Err(Error::config(format!(
+            "config {} is not a regular file: nothing was read",
+            path.display()
+        )));
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text).map_err(cannot)?;
+    Ok(text)
 }
 
 fn xdg_path() -> Option<PathBuf> {

@@ -3,6 +3,7 @@
 mod cms;
 mod controls;
 mod harness;
+mod hostile;
 
 mod foundation;
 mod generated;
