@@ -115,6 +115,9 @@ pub struct SweepReport {
     pub batches: u64,
     pub elapsed_ms: u64,
     pub stopped_by: StoppedBy,
+    /// When the run began, on the database's clock (for "see what it moved").
+    #[serde(skip)]
+    pub started_at: DateTime<Utc>,
 }
 
 impl SweepReport {
@@ -306,6 +309,7 @@ pub async fn sweep_with_progress<C: GenericClient>(
         batches: 0,
         elapsed_ms: 0,
         stopped_by: StoppedBy::Done,
+        started_at: cutoff + chrono::Duration::from_std(opts.grace).unwrap_or_default(),
     };
     let mut cursor: Option<(DateTime<Utc>, Uuid)> = None;
     loop {
@@ -457,7 +461,15 @@ fn partial_failure(err: Error, report: &mut SweepReport, started: Instant) -> Er
     } else {
         err.rehinted(last)
     };
-    err.with_detail(detail)
+    err.hinted(format!(
+        "see what it moved: reconctl events --since {} --action {} --action {}",
+        report
+            .started_at
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        Action::SweepSent,
+        Action::SweepUnsent
+    ))
+    .with_detail(detail)
 }
 
 #[cfg(test)]

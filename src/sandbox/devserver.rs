@@ -218,6 +218,23 @@ impl DevServer {
         self.store.publish(external_ref, payload_hash)
     }
 
+    /// Publish under an id of the caller's choosing, whatever it holds (a hostile
+    /// destination's answers, for tests).
+    pub fn publish_as(&self, external_ref: &str, payload_hash: &str, id: &str) {
+        self.store
+            .by_ref
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(external_ref.to_string())
+            .or_default()
+            .push(Article {
+                id: id.to_string(),
+                external_ref: external_ref.to_string(),
+                payload_hash: payload_hash.to_string(),
+                stored: Instant::now(),
+            });
+    }
+
     /// What it holds under a reference (all of it, visible or not yet).
     pub fn articles(&self, external_ref: &str) -> Vec<Article> {
         self.store.find(external_ref, None)
