@@ -64,12 +64,12 @@ pub struct GlobalArgs {
     )]
     pub actor: Option<String>,
 
-    /// Longest a single SQL statement may run [default: 10s]
-    #[arg(long, global = true, value_name = "DUR")]
+    /// Longest a single SQL statement may run, more than 0 [default: 10s]
+    #[arg(long, global = true, value_name = "DUR", value_parser = crate::duration::parse_statement_timeout)]
     pub statement_timeout: Option<HumanDuration>,
 
-    /// Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]
-    #[arg(long, global = true, value_name = "DUR")]
+    /// Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]
+    #[arg(long, global = true, value_name = "DUR", value_parser = crate::duration::parse_lock_timeout)]
     pub lock_timeout: Option<HumanDuration>,
 
     /// When to use color (NO_COLOR is honoured with auto)

@@ -101,12 +101,18 @@ impl Context {
     }
 
     /// The one HTTP client (rustls), built on first use.
-    pub fn http(&self) -> Result<&reqwest::Client> {
+    fn http(&self) -> Result<&reqwest::Client> {
         if let Some(c) = self.http.get() {
             return Ok(c);
         }
         let client = crate::remote::build_client()?;
         Ok(self.http.get_or_init(|| client))
+    }
+
+    /// The destinations and the client that asks them (the config read and the client built
+    /// once, on first use), to pass down to whatever asks a destination.
+    pub fn lookups(&self) -> Result<crate::remote::Lookups<'_>> {
+        Ok(crate::remote::Lookups::new(self.config()?, self.http()?))
     }
 }
 

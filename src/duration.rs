@@ -35,6 +35,10 @@ pub fn parse(input: &str) -> Result<Duration, ParseDurationError> {
     if s.is_empty() {
         return Err(bad("empty"));
     }
+    // Zero needs no unit: it is zero in every one.
+    if s == "0" {
+        return Ok(Duration::ZERO);
+    }
     let mut total_ms: u128 = 0;
     let mut rest = s;
     while !rest.is_empty() {
@@ -72,6 +76,29 @@ pub fn parse(input: &str) -> Result<Duration, ParseDurationError> {
         rest = tail;
     }
     Ok(Duration::from_millis(total_ms as u64))
+}
+
+/// `--lock-timeout`: `0s` means "do not wait" (the smallest wait PostgreSQL has, 1 ms), never
+/// PostgreSQL's "0 = no limit".
+pub fn parse_lock_timeout(s: &str) -> Result<HumanDuration, ParseDurationError> {
+    let d = parse(s)?;
+    Ok(HumanDuration(if d.is_zero() {
+        Duration::from_millis(1)
+    } else {
+        d
+    }))
+}
+
+/// `--statement-timeout`: more than zero (PostgreSQL would take 0 as "no limit", and no
+/// command may wait unbounded; a statement that may not take any time cannot run at all).
+pub fn parse_statement_timeout(s: &str) -> Result<HumanDuration, ParseDurationError> {
+    let d = parse(s)?;
+    if d.is_zero() {
+        return Err(ParseDurationError(format!(
+            "invalid duration `{s}`: the statement timeout must be more than 0 (PostgreSQL takes 0 as no limit at all); e.g. 10s"
+        )));
+    }
+    Ok(HumanDuration(d))
 }
 
 impl FromStr for HumanDuration {
@@ -135,6 +162,7 @@ mod tests {
         assert_eq!(parse("1h30m").unwrap(), Duration::from_secs(5400));
         assert_eq!(parse("500ms").unwrap(), Duration::from_millis(500));
         assert_eq!(parse("0s").unwrap(), Duration::ZERO);
+        assert_eq!(parse("0").unwrap(), Duration::ZERO);
     }
 
     #[test]

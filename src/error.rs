@@ -205,6 +205,8 @@ impl fmt::Display for Code {
 #[derive(Debug, Clone)]
 pub struct Error {
     code: Code,
+    /// The SQLSTATE of the database error this came from, if any.
+    sql_state: Option<String>,
     message: String,
     /// What to do, most useful first; each printed on a `hint:` line of its own.
     hints: Vec<String>,
@@ -212,16 +214,21 @@ pub struct Error {
     current: Option<Box<Job>>,
     /// Extra structured detail for `-o json` (e.g. the lookup that refused a mark).
     detail: Option<serde_json::Value>,
+    /// Already part of the document on stdout (a streamed run closed its document with it):
+    /// stderr still says it, stdout must not get a second document.
+    in_output: bool,
 }
 
 impl Error {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         Error {
             code,
+            sql_state: None,
             message: message.into(),
             hints: Vec::new(),
             current: None,
             detail: None,
+            in_output: false,
         }
     }
 
@@ -282,8 +289,24 @@ impl Error {
         self
     }
 
+    /// Mark as already printed inside the command's own output document.
+    pub fn in_output(mut self) -> Self {
+        self.in_output = true;
+        self
+    }
+
+    pub fn is_in_output(&self) -> bool {
+        self.in_output
+    }
+
     pub fn code(&self) -> Code {
         self.code
+    }
+
+    /// The class (first two characters) of the SQLSTATE of the database error this came
+    /// from: `22` data exception, `23` integrity constraint violation, …
+    pub fn sql_state_class(&self) -> Option<&str> {
+        self.sql_state.as_deref().and_then(|s| s.get(..2))
     }
 
     pub fn kind(&self) -> Kind {
@@ -349,7 +372,9 @@ impl std::error::Error for Error {}
 
 impl From<tokio_postgres::Error> for Error {
     fn from(err: tokio_postgres::Error) -> Self {
-        db_error(&err)
+        let mut e = db_error(&err);
+        e.sql_state = err.code().map(|c| c.code().to_string());
+        e
     }
 }
 

@@ -2,6 +2,7 @@
 //! workers use, so that both follow the same transition rules (SPEC §2).
 
 pub mod cli;
+pub mod clock;
 pub mod commands;
 pub mod config;
 pub mod context;

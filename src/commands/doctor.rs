@@ -1,16 +1,18 @@
-//! `reconctl doctor`: connection, migrations, the named unique indexes, each destination.
+//! `reconctl doctor`: connection, migrations, the named unique indexes, each destination's
+//! lookup proven by its controls (a known publication found, a made-up reference not found).
 //!
 //! Every check runs even when an earlier one fails (a database that is down does not hide a
 //! destination that is down too). Exit 1 when any check fails, with the report printed.
 
 use serde::Serialize;
 
+use super::controls::Gate;
 use super::Exit;
+use crate::clock::DbClock;
 use crate::context::Context;
 use crate::error::Result;
-use crate::jobs::external_ref;
+use crate::jobs::query;
 use crate::migrate::{self, MigrationState};
-use crate::remote::http;
 use crate::schema::{index_status, server_version};
 use crate::ui::{Render, Ui};
 
@@ -222,64 +224,55 @@ async fn destination_checks(ctx: &Context, checks: &mut Vec<Check>) {
             "no config file: no destinations to check (remote lookups and reconcile need one)",
         )),
     }
-    let client = match ctx.http() {
-        Ok(c) => c,
+    let lookups = match ctx.lookups() {
+        Ok(l) => l,
         Err(e) => {
             checks.push(Check::error("http", &e));
             return;
         }
     };
-    // A reference that names nothing: any HTTP answer (even 404 or 401) proves the
-    // destination is reachable; only a transport failure does not.
-    let probes = config.destinations.iter().map(|(name, dest)| async move {
+    // The controls of SPEC §4: a publication the destination must hold comes back found, a
+    // made-up reference not found. Reachable is not enough: a wrong path answers 404 for
+    // everything, a wrong parameter `[]`, and either would pass for "not found".
+    let clock = match ctx.db().await {
+        Ok(db) => query::db_clock(&**db)
+            .await
+            .unwrap_or_else(|_| DbClock::local()),
+        Err(_) => DbClock::local(),
+    };
+    let gate = match Gate::new(ctx, clock) {
+        Ok(g) => g,
+        Err(e) => {
+            checks.push(Check::error("config", &e));
+            return;
+        }
+    };
+    let gate = &gate;
+    let probes = config.destinations.keys().map(|name| async move {
         let label = format!("destination {name}");
-        let token = match http::bearer(name, dest) {
-            Ok(t) => t,
+        let dest = match lookups.destination(name) {
+            Ok(d) => d,
             Err(e) => return Check::error(label, &e),
         };
-        let probe = external_ref("reconctl-doctor", "probe", "0", name);
-        let resp = http::fetch(
-            client,
-            dest,
-            token.as_ref(),
-            &probe,
-            config.lookup.max_body_bytes,
-        )
-        .await;
-        let took = crate::duration::format_duration(resp.elapsed);
-        match (resp.status, &resp.answer) {
-            (Some(status), _) => {
-                let note = match status {
-                    401 | 403 => " (check its token)",
-                    _ => "",
-                };
-                Check::pass(label, format!("reachable: HTTP {status} in {took}{note}"))
-            }
-            (None, http::Answer::Fault(why)) => Check::fail(
+        let controls = gate.controls(&dest).await;
+        match controls.failure() {
+            None => Check::pass(
                 label,
-                format!("unreachable: {why}"),
+                format!(
+                    "lookup works: {} found (positive control), a made-up reference not found (negative control)",
+                    controls.positive.external_ref.as_deref().unwrap_or("?")
+                ),
+            ),
+            Some(failure) => Check::fail(
+                label,
+                failure,
                 Some(format!(
-                    "check lookup_url and the network path to it ({})",
-                    host_of(&resp.url)
+                    "until this passes, every verdict for {name} is unknown and nothing moves on its word; `reconctl remote lookup --destination {name} --ref REF` shows what it answers"
                 )),
             ),
-            (None, _) => Check::fail(label, "no HTTP answer", None),
         }
     });
     checks.extend(futures::future::join_all(probes).await);
-}
-
-/// Scheme, host and port of a URL, for hints (the path and query may carry the reference).
-fn host_of(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(u) => format!(
-            "{}://{}{}",
-            u.scheme(),
-            u.host_str().unwrap_or(""),
-            u.port().map(|p| format!(":{p}")).unwrap_or_default()
-        ),
-        Err(_) => "?".into(),
-    }
 }
 
 pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {

@@ -1,6 +1,7 @@
 //! One module per subcommand, one handler shape: `run(ctx, args) -> Result<Exit>`.
 
 pub mod check;
+pub mod controls;
 pub mod dev_destination;
 pub mod doctor;
 pub mod events;

@@ -66,9 +66,10 @@ async fn leases(ctx: &Context, args: &LeasesArgs) -> Result<Exit> {
         dry_run: args.dry_run,
         read_only: ctx.globals.read_only,
         actor: sweep_actor(ctx),
+        resolve_with: Some(ctx.target()?.clone()),
     };
     let db = ctx.db().await?;
-    let pb = ctx.ui.progress(None);
+    let pb = ctx.ui.progress("sweeping", None);
     let report = sweep_with_progress(&**db, &opts, |r| {
         pb.set_message(format!(
             "{} {} → {}, {} → {}, {} skipped",

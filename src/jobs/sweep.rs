@@ -33,7 +33,9 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{GenericClient, Statement};
 use uuid::Uuid;
 
+use super::commit;
 use super::state::{Action, State};
+use crate::db::Target;
 use crate::duration::format_duration;
 use crate::error::{Error, Result};
 
@@ -56,6 +58,9 @@ pub struct SweepOptions {
     pub read_only: bool,
     /// Recorded as each event's actor.
     pub actor: String,
+    /// Where to ask what became of a batch whose COMMIT answer was lost (`jobs::commit`);
+    /// without it such a batch is reported as of unknown outcome.
+    pub resolve_with: Option<Target>,
 }
 
 impl SweepOptions {
@@ -68,6 +73,7 @@ impl SweepOptions {
             dry_run: false,
             read_only: false,
             actor: actor.into(),
+            resolve_with: None,
         }
     }
 }
@@ -109,6 +115,9 @@ pub struct SweepReport {
     pub batches: u64,
     pub elapsed_ms: u64,
     pub stopped_by: StoppedBy,
+    /// When the run began, on the database's clock (for "see what it moved").
+    #[serde(skip)]
+    pub started_at: DateTime<Utc>,
 }
 
 impl SweepReport {
@@ -300,6 +309,7 @@ pub async fn sweep_with_progress<C: GenericClient>(
         batches: 0,
         elapsed_ms: 0,
         stopped_by: StoppedBy::Done,
+        started_at: cutoff + chrono::Duration::from_std(opts.grace).unwrap_or_default(),
     };
     let mut cursor: Option<(DateTime<Utc>, Uuid)> = None;
     loop {
@@ -342,9 +352,11 @@ pub async fn sweep_with_progress<C: GenericClient>(
     Ok(report)
 }
 
-/// One batch: one statement in its own short transaction.
+/// One batch: one statement in its own short transaction, whose id is noted first so that a
+/// COMMIT whose answer is lost can be asked about (`jobs::commit`): the report then counts
+/// the batch as moved when the server committed it, and says so when that cannot be learnt.
 ///
-/// The transaction exists only to pin the plan with `SET LOCAL`: the planner multiplies the
+/// The transaction also pins the plan with `SET LOCAL`: the planner multiplies the
 /// selectivity of `state = 'in_flight'` by that of the lease range, though a lease exists only
 /// in flight, so with a large backlog it expects a handful of rows and prefers a bitmap scan
 /// that reads and sorts every remaining expired lease, in every batch (measured: 140 ms a
@@ -368,19 +380,38 @@ async fn run_batch<C: GenericClient>(
     if !opts.dry_run {
         params.extend([actor, grace]);
     }
-    // BEGIN, the statement and the end of the transaction go out together (tokio-postgres
-    // pipelines requests polled together): one round trip a batch. If the statement fails,
-    // the transaction is aborted and the COMMIT that follows rolls it back, so the batch
-    // changes nothing and the connection is left outside any transaction. A dry run releases
+    // BEGIN and the transaction id go out together, then the statement (its counts are in
+    // hand before the COMMIT is sent), then the end of the transaction. If the statement
+    // fails the transaction is rolled back: the batch changed nothing. A dry run releases
     // its locks without committing anything.
-    let (begun, result, ended) = futures::join!(
+    let (begun, xid) = futures::join!(
         client.batch_execute("BEGIN; SET LOCAL enable_bitmapscan = off"),
-        client.query_one(stmt, &params),
-        client.batch_execute(if opts.dry_run { "ROLLBACK" } else { "COMMIT" }),
+        client.query_one("SELECT pg_current_xact_id()::text", &[]),
     );
-    begun?;
-    let row = result?;
-    ended?;
+    let xid = match (begun, xid) {
+        (Ok(()), Ok(row)) => commit::XactId(row.try_get(0)?),
+        (Err(e), _) | (Ok(()), Err(e)) => {
+            commit::rollback(client).await;
+            return Err(e.into());
+        }
+    };
+    let row = match client.query_one(stmt, &params).await {
+        Ok(row) => row,
+        Err(e) => {
+            commit::rollback(client).await;
+            return Err(e.into());
+        }
+    };
+    if opts.dry_run {
+        commit::rollback(client).await;
+    } else {
+        match &opts.resolve_with {
+            Some(target) => {
+                commit::commit(client, &xid, target).await?;
+            }
+            None => client.batch_execute("COMMIT").await?,
+        }
+    }
     let last_exp: Option<DateTime<Utc>> = row.try_get(1)?;
     let last_id: Option<Uuid> = row.try_get(2)?;
     Ok(Batch {
@@ -409,19 +440,36 @@ fn partial_failure(err: Error, report: &mut SweepReport, started: Instant) -> Er
         "committed"
     };
     let detail = serde_json::to_value(&*report).unwrap_or_default();
-    let err = err
-        .with_message(|m| {
-            format!(
-                "{m} (after {} batches {verb}: {} → {}, {} → {})",
-                report.batches,
-                report.to_pending,
-                Action::SweepUnsent.to(),
-                report.to_uncertain,
-                Action::SweepSent.to(),
-            )
-        })
-        .rehinted("the failed batch changed nothing and the earlier ones stand; it is safe to run the sweep again");
-    err.with_detail(detail)
+    let last = if err.code() == crate::error::Code::CommitUnknown {
+        "whether the last batch committed could not be learnt (see the hint), the earlier ones stand; look at the jobs before running the sweep again (it is safe: a batch that committed moved its jobs out of in_flight)"
+    } else {
+        "the failed batch changed nothing and the earlier ones stand; it is safe to run the sweep again"
+    };
+    let unknown = err.code() == crate::error::Code::CommitUnknown;
+    let err = err.with_message(|m| {
+        format!(
+            "{m} (after {} batches {verb}: {} → {}, {} → {})",
+            report.batches,
+            report.to_pending,
+            Action::SweepUnsent.to(),
+            report.to_uncertain,
+            Action::SweepSent.to(),
+        )
+    });
+    let err = if unknown {
+        err.hinted(last)
+    } else {
+        err.rehinted(last)
+    };
+    err.hinted(format!(
+        "see what it moved: reconctl events --since {} --action {} --action {}",
+        report
+            .started_at
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        Action::SweepSent,
+        Action::SweepUnsent
+    ))
+    .with_detail(detail)
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! The one integration test binary: a module per capability, each test with its own database.
 
+mod cms;
+mod controls;
 mod harness;
+mod hostile;
 
 mod events;
 mod foundation;

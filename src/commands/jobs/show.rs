@@ -17,7 +17,7 @@ use crate::jobs::model::rfc3339;
 use crate::jobs::query::db_now;
 use crate::jobs::state::{Role, Transition};
 use crate::jobs::{store, Action, Event, Job, JobRef, State, TRANSITIONS};
-use crate::ui::{Render, Ui};
+use crate::ui::{escape, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -232,21 +232,21 @@ impl Render for JobDetail {
         };
         let rows: Vec<(&str, Cell)> = vec![
             ("id", Cell::new(j.id)),
-            ("external_ref", Cell::new(&j.external_ref)),
-            ("tenant_id", Cell::new(&j.tenant_id)),
-            ("article_id", Cell::new(&j.article_id)),
-            ("revision_id", Cell::new(&j.revision_id)),
-            ("destination", Cell::new(&j.destination)),
-            ("payload_hash", Cell::new(&j.payload_hash)),
+            ("external_ref", Cell::new(escape(&j.external_ref))),
+            ("tenant_id", Cell::new(escape(&j.tenant_id))),
+            ("article_id", Cell::new(escape(&j.article_id))),
+            ("revision_id", Cell::new(escape(&j.revision_id))),
+            ("destination", Cell::new(escape(&j.destination))),
+            ("payload_hash", Cell::new(escape(&j.payload_hash))),
             ("state", ui.state_cell(j.state)),
             ("version", Cell::new(j.version)),
             ("attempts", Cell::new(j.attempts)),
-            ("lease", Cell::new(lease)),
-            ("lease_owner", Cell::new(opt(&j.lease_owner))),
+            ("lease", Cell::new(escape(&lease))),
+            ("lease_owner", Cell::new(escape(&opt(&j.lease_owner)))),
             ("lease_expires_at", Cell::new(opt_time(j.lease_expires_at))),
             ("sent_at", Cell::new(opt_time(j.sent_at))),
-            ("remote_id", Cell::new(opt(&j.remote_id))),
-            ("last_error", Cell::new(opt(&j.last_error))),
+            ("remote_id", Cell::new(escape(&opt(&j.remote_id)))),
+            ("last_error", Cell::new(escape(&opt(&j.last_error)))),
             ("created_at", Cell::new(when(j.created_at, now))),
             ("updated_at", Cell::new(when(j.updated_at, now))),
             ("state_changed_at", Cell::new(when(j.state_changed_at, now))),
@@ -267,12 +267,12 @@ impl Render for JobDetail {
             };
             history.add_row(vec![
                 Cell::new(e.at.to_rfc3339_opts(SecondsFormat::Secs, true)),
-                Cell::new(&e.actor),
-                Cell::new(&e.action),
+                Cell::new(escape(&e.actor)),
+                Cell::new(escape(&e.action)),
                 Cell::new(format!("{from} → {}", e.to_state)),
                 Cell::new(version),
-                Cell::new(e.reason.clone().unwrap_or_default()),
-                Cell::new(summarize(&e.evidence)),
+                Cell::new(escape(e.reason.as_deref().unwrap_or_default())),
+                Cell::new(escape(&summarize(&e.evidence))),
             ]);
         }
 
@@ -295,9 +295,10 @@ impl Render for JobDetail {
                 .filter(|m| m.valid)
                 .chain(self.moves.iter().filter(|m| !m.valid));
             for m in ordered {
+                // The command on a line of its own (escaped apart: the line break is ours).
                 let why = match (&m.command, m.valid) {
-                    (Some(c), true) => format!("{}\n$ {c}", m.why),
-                    _ => m.why.clone(),
+                    (Some(c), true) => format!("{}\n$ {}", escape(&m.why), escape(c)),
+                    _ => escape(&m.why),
                 };
                 moves.add_row(vec![
                     Cell::new(format!("{} → {}", m.action, m.to)),

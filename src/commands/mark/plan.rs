@@ -251,15 +251,7 @@ pub fn judge(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<String>> 
                     ))
                 }
             };
-            let Some(found) = matched.remote_id.clone() else {
-                return Err(refuse(
-                    format!(
-                        "refusing to mark job {} accepted: the destination's match carries no remote id",
-                        job.id
-                    ),
-                    &format!("check the destination's `remote_id` pointer in the config; {escape}"),
-                ));
-            };
+            let found = matched.remote_id.clone();
             match wanted {
                 Some(w) if *w != found => Err(refuse(
                     format!(
@@ -331,13 +323,14 @@ mod tests {
             matches: ids
                 .iter()
                 .map(|i| Match {
-                    remote_id: Some((*i).into()),
+                    remote_id: (*i).into(),
                     content_hash: None,
                 })
                 .collect(),
             content_match: None,
             verdict,
             reason: "because".into(),
+            controls: None,
             evidence: json!({"lookup": {"http_status": 200}}),
         }
     }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::plan::Mark;
 use crate::duration::format_duration;
 use crate::jobs::{Event, Job};
-use crate::ui::{Render, Ui};
+use crate::ui::{escape, Render, Ui};
 
 #[derive(Debug, Serialize)]
 pub struct MarkReport {
@@ -25,7 +25,7 @@ impl Render for MarkReport {
         let job = &self.job;
         let remote = |r: &Option<String>| {
             r.as_deref()
-                .map(|r| format!(" (remote_id {r})"))
+                .map(|r| format!(" (remote_id {})", escape(r)))
                 .unwrap_or_default()
         };
         let Some(ev) = &self.event else {
@@ -60,8 +60,8 @@ impl Render for MarkReport {
         format!(
             "moved {movement}\n  event {} by {}: {}\n  evidence: {evidence}",
             ev.id,
-            ev.actor,
-            ev.reason.as_deref().unwrap_or("")
+            escape(&ev.actor),
+            escape(ev.reason.as_deref().unwrap_or(""))
         )
     }
 }
@@ -80,10 +80,10 @@ pub fn evidence_line(evidence: &Value) -> String {
             let s = |k: &str| l.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
             format!(
                 "lookup at {}: {}, verdict {}: {}",
-                s("destination"),
+                escape(&s("destination")),
                 s("outcome"),
                 s("verdict"),
-                s("reason")
+                escape(&s("reason"))
             )
         }
         _ => evidence.to_string(),
@@ -105,7 +105,10 @@ pub fn consent_summary(
         format!("Job        {} ({})", job.id, job.external_ref),
         format!(
             "Key        tenant {}, article {}, revision {}, destination {}",
-            job.tenant_id, job.article_id, job.revision_id, job.destination
+            escape(&job.tenant_id),
+            escape(&job.article_id),
+            escape(&job.revision_id),
+            escape(&job.destination)
         ),
         format!(
             "State      {}, version {}, for {}",
@@ -127,21 +130,22 @@ pub fn consent_summary(
         ),
         format!(
             "Remote id  {}",
-            job.remote_id.as_deref().unwrap_or("(none)")
+            escape(job.remote_id.as_deref().unwrap_or("(none)"))
         ),
         format!(
-            "Move       {} v{} → {} v{} ({}, as {actor})",
+            "Move       {} v{} → {} v{} ({}, as {})",
             job.state,
             job.version,
             mark.target(),
             job.version + 1,
-            mark.action()
+            mark.action(),
+            escape(actor)
         ),
     ];
     if let Some(r) = remote_id {
-        lines.push(format!("Records    remote_id {r}"));
+        lines.push(format!("Records    remote_id {}", escape(r)));
     }
-    lines.push(format!("Reason     {reason}"));
+    lines.push(format!("Reason     {}", escape(reason)));
     lines.push(format!("Evidence   {}", evidence_line(evidence)));
     lines.join("\n")
 }

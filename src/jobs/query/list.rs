@@ -353,6 +353,13 @@ pub async fn db_now<C: GenericClient>(client: &C) -> Result<DateTime<Utc>> {
     Ok(client.query_one("SELECT now()", &[]).await?.try_get(0)?)
 }
 
+/// The database's clock as seen from here, for a run that compares times without asking the
+/// database each time (lookups, marks, messages).
+pub async fn db_clock<C: GenericClient>(client: &C) -> Result<crate::clock::DbClock> {
+    let db = db_now(client).await?;
+    Ok(crate::clock::DbClock::from_reading(db, Utc::now()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

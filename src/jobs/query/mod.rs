@@ -19,9 +19,11 @@ pub mod counts;
 pub mod cursor;
 pub mod list;
 pub mod order;
+pub mod publication;
 pub mod sql;
 
 pub use counts::*;
 pub use list::*;
 pub use order::*;
+pub use publication::*;
 pub use sql::Sql;

@@ -12,7 +12,7 @@ pub struct Sql {
 }
 
 impl Sql {
-    pub(super) fn new() -> Sql {
+    pub fn new() -> Sql {
         Sql {
             text: String::new(),
             params: Vec::new(),
@@ -28,7 +28,7 @@ impl Sql {
     }
 
     /// Add a parameter; returns its placeholder (`$3`).
-    pub(super) fn bind<T: ToSql + Sync + Send + 'static>(&mut self, value: T) -> String {
+    pub fn bind<T: ToSql + Sync + Send + 'static>(&mut self, value: T) -> String {
         self.params.push(Box::new(value));
         format!("${}", self.params.len())
     }
@@ -38,6 +38,12 @@ impl Sql {
             .iter()
             .map(|p| p.as_ref() as &(dyn ToSql + Sync))
             .collect()
+    }
+}
+
+impl Default for Sql {
+    fn default() -> Self {
+        Sql::new()
     }
 }
 

@@ -681,3 +681,77 @@ async fn a_tracked_guarded_move_survives_a_lost_commit_answer() {
     );
     assert_eq!(env.events(job.id).await.len(), 2);
 }
+
+/// Regression (issue 14, 3): a sweep whose COMMIT answer was lost reported "the failed batch
+/// changed nothing" while the batch had committed. Every batch now commits through the
+/// resolver: the batch is counted as moved, and the report matches the database.
+#[tokio::test]
+async fn a_sweep_whose_commit_answer_is_lost_counts_the_batch_that_committed() {
+    let env = TestEnv::new().await;
+    bulk_in_flight(&env.client, "t1", "cms-a", 30).await;
+    let proxy = CutProxy::start(upstream_of(&env.url)).await;
+    let (c, direct) = through(&env, &proxy).await;
+    let mut opts = reconctl::jobs::sweep::SweepOptions::new("sweep@test");
+    opts.batch = 10;
+    opts.resolve_with = Some(direct);
+    proxy.arm(Cut::AfterCommit);
+    fault();
+    let err = reconctl::jobs::sweep::sweep(&c, &opts).await.unwrap_err();
+    assert!(c.is_closed(), "the proxy did not cut the connection");
+    let swept = count(
+        &env.client,
+        "SELECT count(*) FROM job_events WHERE action IN ('sweep_sent', 'sweep_unsent')",
+    )
+    .await;
+    assert_eq!(swept, 10, "the first batch committed");
+    let detail = err.detail().expect("the counts so far").clone();
+    let reported =
+        detail["to_pending"].as_i64().unwrap() + detail["to_uncertain"].as_i64().unwrap();
+    assert_eq!(reported, swept, "{err}: {detail}");
+    assert!(
+        err.message().contains("after 1 batches committed"),
+        "{}",
+        err.message()
+    );
+}
+
+/// Regression (issue 14, 3): a reconcile batch whose COMMIT answer was lost is found
+/// committed and reported moved, job by job.
+#[tokio::test]
+async fn a_reconcile_batch_whose_commit_answer_is_lost_is_reported_moved() {
+    use reconctl::jobs::reconcile::{settle_batch, Settled, Settlement};
+    let env = TestEnv::new().await;
+    let mut jobs = Vec::new();
+    for i in 0..5 {
+        jobs.push(
+            env.seed(
+                Seed::new(&format!("r{i}"))
+                    .state(State::Uncertain)
+                    .sent_ago(600),
+            )
+            .await,
+        );
+    }
+    let s = Settlement {
+        action: Action::ReconcileSafeToRetry,
+        remote_id: None,
+        reason: "not at the destination".into(),
+        evidence: serde_json::json!({"lookup": {"verdict": "safe_to_retry"}}),
+    };
+    let items: Vec<(&reconctl::jobs::Job, &Settlement)> = jobs.iter().map(|j| (j, &s)).collect();
+    let proxy = CutProxy::start(upstream_of(&env.url)).await;
+    let (c, direct) = through(&env, &proxy).await;
+    proxy.arm(Cut::AfterCommit);
+    fault();
+    let settled = settle_batch(&c, &items, "rec@test", &direct).await.unwrap();
+    assert!(c.is_closed(), "the proxy did not cut the connection");
+    assert_eq!(settled.len(), 5);
+    for (job, outcome) in jobs.iter().zip(&settled) {
+        assert!(
+            matches!(outcome, Settled::Moved(State::SafeToRetry)),
+            "{outcome:?}"
+        );
+        assert_eq!(env.job(job.id).await.state, State::SafeToRetry);
+        assert_eq!(env.events(job.id).await.len(), 2);
+    }
+}
