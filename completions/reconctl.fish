@@ -30,8 +30,8 @@ complete -c reconctl -n "__fish_reconctl_needs_command" -s o -l output -d 'Outpu
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_needs_command" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_needs_command" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_needs_command" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_needs_command" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_needs_command" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_needs_command" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -60,8 +60,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fis
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -78,8 +78,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_se
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -95,8 +95,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s o -l output
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -110,8 +110,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s o -l output
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -125,8 +125,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_s
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -154,8 +154,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -169,8 +169,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -187,8 +187,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -206,8 +206,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -227,8 +227,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -248,8 +248,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s o -l output -d
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -263,8 +263,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -283,8 +283,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_see
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -300,8 +300,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_s
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -322,8 +322,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -342,8 +342,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -362,8 +362,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -384,8 +384,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -405,8 +405,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -428,8 +428,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s o -l out
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -452,8 +452,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l config -d '
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -468,8 +468,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s o -l outpu
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -488,8 +488,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s o -l output 
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -503,8 +503,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s o -l outpu
 json\t''
 jsonl\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l statement-timeout -d 'Longest a single SQL statement may run [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"

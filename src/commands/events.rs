@@ -5,9 +5,9 @@
 //! UTC day), actor, job id prefix, the move, then reason and evidence. It fits the terminal:
 //! times, id prefixes, state and destination names are never cut or wrapped; the actor is
 //! shortened, and reason and evidence are cut (with `…`) or dropped first. Every string from
-//! the database (actors, reasons, evidence: they come from outside) is shown with its
-//! control characters escaped (`\n`, `\x1b`, `\u{202e}`), so the terminal shows them
-//! instead of obeying them.
+//! the database (actors, reasons, evidence: they come from outside) goes through
+//! [`crate::ui::escape`], so the terminal shows control characters (`\n`, `\x1b`,
+//! `\u{202e}`) instead of obeying them.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -26,7 +26,7 @@ use crate::jobs::events::{
     FollowError, Since, Step, TrailEvent, POLL_MIN,
 };
 use crate::jobs::{store, JobRef};
-use crate::ui::{Format, Render, Ui};
+use crate::ui::{escape, Format, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -398,7 +398,7 @@ struct Timeline {
 
 impl Timeline {
     fn new(ui: &Ui, id_digits: usize, actor_max: usize, moves: usize) -> Timeline {
-        let width = ui.table().width().map(|w| usize::from(w).max(MIN_WIDTH));
+        let width = ui.width().map(|w| usize::from(w).max(MIN_WIDTH));
         let id = id_digits + usize::from(id_digits > 8);
         let actor_max = actor_max.max("ACTOR".len());
         let (actor, detail) = match width {
@@ -436,7 +436,7 @@ impl Timeline {
     fn for_page(ui: &Ui, events: &[TrailEvent]) -> Timeline {
         let actor = events
             .iter()
-            .map(|e| measure_text_width(&visible(&e.actor)))
+            .map(|e| measure_text_width(&escape(&e.actor)))
             .max()
             .unwrap_or(0);
         let moves = events
@@ -507,7 +507,7 @@ impl Timeline {
             };
             out.push(self.line(
                 &e.at.format("%H:%M:%S").to_string(),
-                &visible(&e.actor),
+                &escape(&e.actor),
                 &job,
                 &move_text(e),
                 detail_text(e),
@@ -589,15 +589,15 @@ fn id_prefix(id: &str, digits: usize) -> String {
 /// stays in its state; `pause cms-a` for a destination event.
 fn move_text(e: &TrailEvent) -> String {
     if !e.is_job_event() {
-        return format!("{} {}", visible(&e.action), visible(&e.destination));
+        return format!("{} {}", escape(&e.action), escape(&e.destination));
     }
-    let to = visible(e.to_state.as_deref().unwrap_or("?"));
+    let to = escape(e.to_state.as_deref().unwrap_or("?"));
     match e.from_state.as_deref() {
         None => format!("→ {to}"),
         Some(from) if from == e.to_state.as_deref().unwrap_or("") => {
-            format!("{to} ({})", visible(&e.action))
+            format!("{to} ({})", escape(&e.action))
         }
-        Some(from) => format!("{} → {to}", visible(from)),
+        Some(from) => format!("{} → {to}", escape(from)),
     }
 }
 
@@ -606,11 +606,11 @@ fn move_text(e: &TrailEvent) -> String {
 fn detail_text(e: &TrailEvent) -> String {
     let mut parts = Vec::new();
     match e.reason.as_deref().map(str::trim) {
-        Some(r) if !r.is_empty() => parts.push(visible(r)),
+        Some(r) if !r.is_empty() => parts.push(escape(r)),
         _ => {
             let in_move = !e.is_job_event() || e.from_state.is_some() && e.from_state == e.to_state;
             if !in_move {
-                parts.push(visible(&e.action));
+                parts.push(escape(&e.action));
             }
         }
     }
@@ -625,23 +625,23 @@ fn detail_text(e: &TrailEvent) -> String {
 /// strings to their start); a lookup as its outcome and verdict. `-o json` has all of it.
 fn evidence_summary(evidence: &Value, at: DateTime<Utc>) -> String {
     let Value::Object(map) = evidence else {
-        return short(&visible(&evidence.to_string()), at);
+        return short(&escape(&evidence.to_string()), at);
     };
     let mut parts = Vec::new();
     for (k, v) in map {
-        let k = visible(k);
+        let k = escape(k);
         match (k.as_str(), v) {
             (_, Value::Null) => {}
             ("lookup", Value::Object(l)) => {
-                let s = |key: &str| l.get(key).and_then(Value::as_str).map(visible);
+                let s = |key: &str| l.get(key).and_then(Value::as_str).map(escape);
                 parts.push(format!(
                     "lookup {} → {}",
                     s("outcome").unwrap_or_else(|| "?".into()),
                     s("verdict").unwrap_or_else(|| "?".into())
                 ));
             }
-            ("lookup", Value::String(s)) => parts.push(format!("lookup {}", visible(s))),
-            (_, Value::String(s)) => parts.push(format!("{k}={}", short(&visible(s), at))),
+            ("lookup", Value::String(s)) => parts.push(format!("lookup {}", escape(s))),
+            (_, Value::String(s)) => parts.push(format!("{k}={}", short(&escape(s), at))),
             (_, Value::Array(a)) => parts.push(format!("{k}=[{}]", a.len())),
             (_, Value::Object(o)) if o.is_empty() => {}
             (_, Value::Object(_)) => parts.push(format!("{k}={{…}}")),
@@ -669,38 +669,9 @@ fn short(s: &str, at: DateTime<Utc>) -> String {
     s.to_string()
 }
 
-/// `s` with every character a terminal would obey rather than show (control characters,
-/// and the invisible ones that reorder or hide text) written as an escape.
-pub fn visible(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            '\u{061c}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}'
-            | '\u{feff}' => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn control_characters_are_shown_not_obeyed() {
-        assert_eq!(visible("a\nb\tc\x1b[31m"), "a\\nb\\tc\\x1b[31m");
-        assert_eq!(visible("\u{202e}evil"), "\\u{202e}evil");
-        assert_eq!(visible("\u{9b}x"), "\\x9b\x78");
-        assert_eq!(visible("plain: é ✓"), "plain: é ✓");
-    }
 
     #[test]
     fn id_prefixes_keep_the_hyphen_after_eight_digits() {
