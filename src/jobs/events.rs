@@ -49,7 +49,7 @@ use std::time::Duration;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 use serde_json::Value;
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{GenericClient, Row};
 use uuid::Uuid;
 
@@ -305,9 +305,37 @@ pub fn decode_cursor(filter: &EventFilter, c: &str) -> Result<Position> {
 }
 
 /// A statement and its bind parameters, built here, run (or EXPLAINed) by the caller.
+///
+/// Each parameter carries its type, so a statement runs in one round trip
+/// (`query_typed`: parse, bind and execute together) and is one transaction for the server:
+/// `--follow`'s idle cost is one of these a poll.
 pub struct EventSql {
     pub text: String,
-    params: Vec<Box<dyn ToSql + Sync + Send>>,
+    params: Vec<(Box<dyn ToSql + Sync + Send>, Type)>,
+}
+
+/// The PostgreSQL type a parameter is sent as (every placeholder is cast to it as well).
+trait Typed {
+    const TYPE: Type;
+}
+
+impl Typed for String {
+    const TYPE: Type = Type::TEXT;
+}
+impl Typed for Vec<String> {
+    const TYPE: Type = Type::TEXT_ARRAY;
+}
+impl Typed for i64 {
+    const TYPE: Type = Type::INT8;
+}
+impl Typed for f64 {
+    const TYPE: Type = Type::FLOAT8;
+}
+impl Typed for DateTime<Utc> {
+    const TYPE: Type = Type::TIMESTAMPTZ;
+}
+impl Typed for Uuid {
+    const TYPE: Type = Type::UUID;
 }
 
 impl EventSql {
@@ -318,16 +346,31 @@ impl EventSql {
         }
     }
 
-    fn bind<T: ToSql + Sync + Send + 'static>(&mut self, value: T) -> String {
-        self.params.push(Box::new(value));
+    fn bind<T: ToSql + Typed + Sync + Send + 'static>(&mut self, value: T) -> String {
+        self.params.push((Box::new(value), T::TYPE));
         format!("${}", self.params.len())
     }
 
     pub fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
         self.params
             .iter()
-            .map(|p| p.as_ref() as &(dyn ToSql + Sync))
+            .map(|(p, _)| p.as_ref() as &(dyn ToSql + Sync))
             .collect()
+    }
+
+    /// The parameters with their types, for `query_typed`.
+    pub fn typed_params(&self) -> Vec<(&(dyn ToSql + Sync), Type)> {
+        self.params
+            .iter()
+            .map(|(p, t)| (p.as_ref() as &(dyn ToSql + Sync), t.clone()))
+            .collect()
+    }
+
+    async fn run<C: GenericClient>(
+        &self,
+        client: &C,
+    ) -> std::result::Result<Vec<Row>, tokio_postgres::Error> {
+        client.query_typed(&self.text, &self.typed_params()).await
     }
 }
 
@@ -630,7 +673,7 @@ async fn read_page<C: GenericClient>(
     visible_in: Option<&str>,
 ) -> std::result::Result<(Vec<TrailEvent>, bool), FollowError> {
     let sql = page_sql(filter, after, limit, visible_in);
-    let rows = client.query(&sql.text, &sql.params()).await?;
+    let rows = sql.run(client).await?;
     if rows.is_empty() {
         return Ok((Vec::new(), false));
     }
@@ -836,7 +879,7 @@ impl Follow {
         history: Option<Option<Position>>,
     ) -> std::result::Result<Follow, FollowError> {
         let row = client
-            .query_one("SELECT pg_current_snapshot()::text", &[])
+            .query_typed_one("SELECT pg_current_snapshot()::text", &[])
             .await?;
         let seen = Snapshot::parse(row.try_get(0).map_err(FollowError::from)?)?;
         let phase = match history {
@@ -896,7 +939,7 @@ impl Follow {
                     drain.as_ref().map(|(s, a)| (s, *a)),
                     self.batch,
                 );
-                let rows = client.query(&sql.text, &sql.params()).await?;
+                let rows = sql.run(client).await?;
                 let first = rows
                     .first()
                     .ok_or_else(|| Error::bug("the follow statement returned no row"))?;
