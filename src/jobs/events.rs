@@ -35,7 +35,8 @@
 //!
 //! **Waking up: polling**, every 250 ms after an event, backing off to every 1.25 s when
 //! idle (so ≤ 0.8 statements a second, each an index probe of `ix_job_events_xid` that finds
-//! nothing; ~0.6 s from commit to print, median). LISTEN/NOTIFY would print sooner, but every
+//! nothing, in one round trip; scripts/bench-events on 10M events: 0.4–0.5 s from commit to
+//! print, median of 100, and 0.83 transactions a second idle). LISTEN/NOTIFY would print sooner, but every
 //! writer would have to NOTIFY (a trigger on job_events, so foreign workers too), and
 //! PostgreSQL serialises the commits of all notifying transactions on one lock: the pipeline's
 //! workers would pay for the follower on every move. Polling costs the writers nothing, needs
