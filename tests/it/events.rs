@@ -1802,12 +1802,13 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
     loader
         .batch_execute(
             "SET statement_timeout = 0;
-             -- 4 000 jobs over 20 destinations, and 3 at a rare one.
+             -- 40 000 jobs over 20 destinations, and 3 at a rare one (a log holds a few events
+             -- per job: with fewer jobs, reading them all is a plan as good as any).
              INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination, external_ref, payload_hash)
              SELECT 't', 'a' || i, '1', CASE WHEN i < 3 THEN 'cms-rare' ELSE 'cms-' || (i % 20) END,
                     'pub_' || encode(sha256(convert_to('j' || i, 'UTF8')), 'hex'),
                     encode(sha256(convert_to('p' || i, 'UTF8')), 'hex')
-             FROM generate_series(0, 3999) AS i;
+             FROM generate_series(0, 39999) AS i;
              CREATE TEMP TABLE ids AS SELECT row_number() OVER (ORDER BY article_id) - 1 AS n, id FROM publication_jobs;
              -- 60 000 events over 30 days as production has them: mostly worker moves by 40
              -- workers, a few thousand per other action (the sweep, reconcile, two operators).
@@ -1819,7 +1820,7 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
                          ELSE 'worker-' || (i % 40) END,
                     a.action, 'pending', 'pending', 1, 2, NULL
              FROM generate_series(0, 59999) AS i
-             JOIN ids ON ids.n = (i * 7919) % 4000,
+             JOIN ids ON ids.n = (i * 7919) % 40000,
              LATERAL (SELECT CASE
                  WHEN i % 100 < 30 THEN 'claim' WHEN i % 100 < 55 THEN 'renew'
                  WHEN i % 100 < 75 THEN 'mark_sent' WHEN i % 100 < 90 THEN 'complete'
@@ -1832,7 +1833,7 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
              INSERT INTO job_events (job_id, at, actor, action, from_state, to_state, from_version, to_version, destination, xid)
              SELECT ids.id, now() - interval '40 days' - make_interval(secs => i * 60), 'worker-' || (i % 40),
                     'claim', 'pending', 'in_flight', 1, 2, NULL, NULL
-             FROM generate_series(0, 19999) AS i JOIN ids ON ids.n = (i * 31) % 4000;
+             FROM generate_series(0, 19999) AS i JOIN ids ON ids.n = (i * 31) % 40000;
              SET session_replication_role = DEFAULT;
              DROP TABLE ids;
              INSERT INTO job_event_destinations (id, at, destination)
@@ -2008,8 +2009,10 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
                     );
                 }
             } else if label.ends_with("(--follow)") {
+                // (One job's few events may as well be read by job.)
                 assert!(
-                    nodes.iter().any(|n| n.2 == "ix_job_events_xid"),
+                    nodes.iter().any(|n| n.2 == "ix_job_events_xid"
+                        || (filter.job.is_some() && n.2 == "ix_job_events_job")),
                     "{label}: the delta is not read by xid:\n{plan:#}"
                 );
             }
