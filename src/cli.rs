@@ -27,6 +27,17 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The subcommand path as typed (`sweep leases`), for the sessions' application_name.
+pub fn command_path(matches: &clap::ArgMatches) -> String {
+    let mut names = Vec::new();
+    let mut m = matches;
+    while let Some((name, sub)) = m.subcommand() {
+        names.push(name);
+        m = sub;
+    }
+    names.join(" ")
+}
+
 /// Flags every command accepts, before or after the subcommand.
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {

@@ -178,7 +178,12 @@ impl From<deadpool_postgres::PoolError> for Error {
         use deadpool_postgres::PoolError;
         match err {
             PoolError::Backend(e) => db_error(&e),
-            PoolError::Timeout(_) => Error::busy("timed out waiting for a database connection"),
+            // Waiting for a connection is not a lock or statement timeout: not "busy".
+            PoolError::Timeout(_) => Error::new(
+                Kind::Runtime,
+                "pool_timeout",
+                "timed out waiting for a database connection",
+            ),
             other => Error::runtime(format!("database connection pool: {other}")),
         }
     }

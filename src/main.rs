@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use reconctl::cli::Cli;
 use reconctl::context::Context;
@@ -15,8 +15,10 @@ fn main() -> ExitCode {
         );
         std::process::exit(1);
     }));
-    let cli = Cli::parse();
-    let ctx = Context::new(cli.globals.clone());
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut Cli::command()).exit());
+    // Sessions report `reconctl <command>` as their application_name.
+    let ctx = Context::new(cli.globals.clone()).for_command(reconctl::cli::command_path(&matches));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(err) if err.code == "broken_pipe" => ExitCode::SUCCESS,
         Err(err) => {
+            let err = ctx.explain(err);
             ctx.ui.error(&err);
             ExitCode::from(err.exit_code())
         }
