@@ -86,8 +86,9 @@ fn classify(code: &SqlState, message: &str) -> ServerFailure {
     }
 }
 
-/// One session to the first host that takes us, or every host's reason.
-pub(super) async fn open(target: &Target) -> Result<(Client, JoinHandle<()>)> {
+/// One session to the first host that takes us (with that host's index in the settings), or
+/// every host's reason.
+pub(super) async fn open(target: &Target) -> Result<(Client, JoinHandle<()>, usize)> {
     let s = &target.settings;
     let timeout = s.connect_timeout.unwrap_or(target.limits.connect_timeout);
     let mut order: Vec<usize> = (0..s.hosts.len()).collect();
@@ -106,7 +107,7 @@ pub(super) async fn open(target: &Target) -> Result<(Client, JoinHandle<()>)> {
         for &i in &order {
             let host = &s.hosts[i];
             match tokio::time::timeout(timeout, open_host(target, host, *pass)).await {
-                Ok(Ok(session)) => return Ok(session),
+                Ok(Ok((client, task))) => return Ok((client, task, i)),
                 Ok(Err(f)) => failures.push((host.label(), f)),
                 Err(_) => failures.push((host.label(), Failure::Timeout(timeout))),
             }

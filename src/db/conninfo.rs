@@ -271,6 +271,18 @@ impl Environment {
         self
     }
 
+    /// The OS user (the password database's name for this process, in real use).
+    pub fn with_os_user(mut self, user: &str) -> Environment {
+        self.os_user = Some(user.to_string());
+        self
+    }
+
+    /// The home directory (for ~/.pgpass, ~/.pg_service.conf, ~/.postgresql/).
+    pub fn with_home(mut self, home: &Path) -> Environment {
+        self.home = Some(home.to_path_buf());
+        self
+    }
+
     pub fn var(&self, name: &str) -> Option<&str> {
         self.vars.get(name).map(String::as_str)
     }
@@ -1280,10 +1292,7 @@ mod tests {
     use super::*;
 
     fn env() -> Environment {
-        Environment {
-            os_user: Some("osuser".into()),
-            ..Environment::empty()
-        }
+        Environment::empty().with_os_user("osuser")
     }
 
     fn resolved(s: Option<&str>, env: &Environment) -> Settings {

@@ -47,6 +47,13 @@ impl Default for SessionLimits {
     }
 }
 
+/// A connection of its own, and the host (`host:port`) it reached.
+pub struct Session {
+    pub client: tokio_postgres::Client,
+    pub host: String,
+    _task: JoinHandle<()>,
+}
+
 /// Where to connect, resolved once.
 #[derive(Clone)]
 pub struct Target {
@@ -161,15 +168,19 @@ impl Target {
             .clone()
     }
 
-    /// One connection of its own (`migrate`, the commit check), with its connection task.
+    /// One connection of its own (`migrate`, the commit check).
     pub async fn connect(&self) -> Result<tokio_postgres::Client> {
-        let (client, _task) = connect::open(self).await?;
-        Ok(client)
+        Ok(self.connect_session().await?.client)
     }
 
-    /// One connection and the task driving it (dropping the client ends the task).
-    pub async fn connect_with_task(&self) -> Result<(tokio_postgres::Client, JoinHandle<()>)> {
-        connect::open(self).await
+    /// One connection, and which host of the list it reached.
+    pub async fn connect_session(&self) -> Result<Session> {
+        let (client, task, i) = connect::open(self).await?;
+        Ok(Session {
+            client,
+            host: self.settings.hosts[i].label(),
+            _task: task,
+        })
     }
 
     /// The pool every other command uses; created once, connects lazily.
@@ -189,10 +200,7 @@ mod tests {
     use super::*;
 
     fn env() -> Environment {
-        Environment {
-            os_user: Some("osuser".into()),
-            ..Environment::empty()
-        }
+        Environment::empty().with_os_user("osuser")
     }
 
     #[test]

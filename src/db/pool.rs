@@ -20,7 +20,7 @@ impl managed::Manager for Connector {
     type Error = Error;
 
     async fn create(&self) -> Result<ClientWrapper> {
-        let (client, task) = super::connect::open(&self.target).await?;
+        let (client, task, _) = super::connect::open(&self.target).await?;
         Ok(ClientWrapper::new(client, task))
     }
 
