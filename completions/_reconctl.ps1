@@ -63,6 +63,8 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would be applied, apply nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Create the schema without asking, also in a database that already has other tables')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Create the schema without asking, also in a database that already has other tables')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success (errors still go to stderr)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')

@@ -59,6 +59,8 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6 [default: 2s]'
             cand --color 'When to use color (NO_COLOR is honoured with auto)'
             cand --dry-run 'List what would be applied, apply nothing'
+            cand -y 'Create the schema without asking, also in a database that already has other tables'
+            cand --yes 'Create the schema without asking, also in a database that already has other tables'
             cand -q 'Print nothing on success (errors still go to stderr)'
             cand --quiet 'Print nothing on success (errors still go to stderr)'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
