@@ -16,7 +16,8 @@ fn main() -> ExitCode {
         std::process::exit(1);
     }));
     let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut Cli::command()).exit());
+    let cli =
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut Cli::command()).exit());
     // Sessions report `reconctl <command>` as their application_name.
     let ctx = Context::new(cli.globals.clone()).for_command(reconctl::cli::command_path(&matches));
     let runtime = match tokio::runtime::Builder::new_multi_thread()

@@ -288,7 +288,21 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
         return Ok(Vec::new());
     }
     runner().run_async(client).await.map_err(|e| {
-        Error::runtime(format!("migration failed: {e}")).hinted(
+        // refinery's message hides the server's ("db error"): add the causes.
+        let mut message = format!("migration failed: {e}");
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            let text = match s.downcast_ref::<tokio_postgres::Error>() {
+                Some(pg) => crate::error::db_error(pg).message,
+                None => s.to_string(),
+            };
+            if !message.contains(&text) {
+                message.push_str(": ");
+                message.push_str(&text);
+            }
+            source = s.source();
+        }
+        Error::runtime(message).hinted(
             "each migration runs in its own transaction: the failed one left nothing behind",
         )
     })?;

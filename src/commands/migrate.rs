@@ -169,10 +169,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
                 ));
             }
             // Bounded: --lock-timeout when given, else 30s, for another migrate to finish.
-            let wait = ctx
-                .globals
-                .lock_timeout
-                .map_or(migrate::LOCK_WAIT, |d| d.0);
+            let wait = ctx.globals.lock_timeout.map_or(migrate::LOCK_WAIT, |d| d.0);
             let applied = migrate::migrate_waiting(&mut client, wait, |holder| {
                 ctx.ui.status(&format!(
                     "another migrate holds the migration lock: {holder}; waiting up to {}",
@@ -222,7 +219,10 @@ async fn guard_database(
         "{what}.\nmigrate would create reconctl's tables there, as {}.",
         at.server.user
     ));
-    if !ctx.ui.confirm("Create the reconctl schema in this database?")? {
+    if !ctx
+        .ui
+        .confirm("Create the reconctl schema in this database?")?
+    {
         return Err(Error::new(
             Kind::Usage,
             "declined",

@@ -261,10 +261,7 @@ async fn check_kind(client: &Client, attrs: SessionAttrs) -> std::result::Result
             "SELECT CASE WHEN pg_is_in_recovery() THEN 'on' ELSE 'off' END"
         }
     };
-    let rows = client
-        .simple_query(query)
-        .await
-        .map_err(|e| failure(&e))?;
+    let rows = client.simple_query(query).await.map_err(|e| failure(&e))?;
     let on = rows.iter().any(|m| match m {
         tokio_postgres::SimpleQueryMessage::Row(r) => r.get(0) == Some("on"),
         _ => false,
@@ -480,7 +477,10 @@ fn attrs_name(a: SessionAttrs) -> &'static str {
 pub(super) fn failure_error(target: &Target, failures: &[(String, Failure)]) -> Error {
     let describe = target.describe();
     let (code, message) = match failures {
-        [] => ("connect", format!("cannot connect to {describe}: no host to try")),
+        [] => (
+            "connect",
+            format!("cannot connect to {describe}: no host to try"),
+        ),
         [(label, f)] => (
             f.code(),
             format!("cannot connect to {describe}: {}", reason(target, label, f)),

@@ -953,8 +953,10 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
     for k in KEYWORDS {
         if let (Support::No(why), Some((v, origin))) = (k.support, p.setting(k.name)) {
             if !v.is_empty() {
-                return Err(bad_value(k.name, origin, format!("not supported by reconctl: {why}"))
-                    .hinted("unset it for reconctl, or use a connection string without it"));
+                return Err(
+                    bad_value(k.name, origin, format!("not supported by reconctl: {why}"))
+                        .hinted("unset it for reconctl, or use a connection string without it"),
+                );
             }
         }
     }
@@ -1169,7 +1171,12 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
         "sslnegotiation",
         &[("postgres", false), ("direct", true)],
     )?;
-    if ssl_direct && !matches!(sslmode, SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull) {
+    if ssl_direct
+        && !matches!(
+            sslmode,
+            SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull
+        )
+    {
         return Err(bad_value(
             "sslnegotiation",
             &p.origin("sslnegotiation"),
@@ -1416,7 +1423,10 @@ mod tests {
             ("host=h password='hunter2", "\"password\""),
             ("host=h password=hunter2 bogus", "\"bogus\""),
             ("host=h password=hunter2 sslcrl=/x", "\"sslcrl\""),
-            ("postgres://u:hunter2@h/db?connect_timeout=x", "\"connect_timeout\""),
+            (
+                "postgres://u:hunter2@h/db?connect_timeout=x",
+                "\"connect_timeout\"",
+            ),
             ("postgres://u:hunter2%zz@h/db", "password"),
         ] {
             let err = resolve(Some(s), &env()).unwrap_err();
@@ -1461,7 +1471,10 @@ mod tests {
         assert_eq!(s.sslmode, SslMode::Require);
         let s = resolved(None, &env().with_var("PGREQUIRESSL", "1"));
         assert_eq!(s.sslmode, SslMode::Require);
-        let s = resolved(Some("host=h"), &env().with_var("PGCHANNELBINDING", "require"));
+        let s = resolved(
+            Some("host=h"),
+            &env().with_var("PGCHANNELBINDING", "require"),
+        );
         assert_eq!(s.channel_binding, ChannelBinding::Require);
     }
 

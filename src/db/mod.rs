@@ -7,8 +7,8 @@
 //! Passwords are never formatted into a message: [`Target::describe`] names user, hosts and
 //! database only.
 
-pub mod conninfo;
 mod connect;
+pub mod conninfo;
 mod passfile;
 pub mod pool;
 mod service;
@@ -240,9 +240,13 @@ mod tests {
             .unwrap()
             .with_application_name("reconctl sweep leases");
         assert_eq!(t.application_name(), "reconctl sweep leases");
-        let t = Target::resolve_in(Some("host=h"), &limits, &env().with_var("PGAPPNAME", "mine"))
-            .unwrap()
-            .with_application_name("reconctl sweep leases");
+        let t = Target::resolve_in(
+            Some("host=h"),
+            &limits,
+            &env().with_var("PGAPPNAME", "mine"),
+        )
+        .unwrap()
+        .with_application_name("reconctl sweep leases");
         assert_eq!(t.application_name(), "mine");
     }
 

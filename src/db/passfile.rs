@@ -131,10 +131,22 @@ mod tests {
             0o600,
         );
         let p = f.path();
-        assert_eq!(found(lookup(p, "db1", "5432", "app", "alice")).as_deref(), Some("first"));
-        assert_eq!(found(lookup(p, "db2", "5432", "app", "alice")).as_deref(), Some("second"));
-        assert_eq!(found(lookup(p, "h:x", "1", "d", "u")).as_deref(), Some("esc:aped\\pw"));
-        assert_eq!(found(lookup(p, "other", "1", "d", "bob")).as_deref(), Some("last"));
+        assert_eq!(
+            found(lookup(p, "db1", "5432", "app", "alice")).as_deref(),
+            Some("first")
+        );
+        assert_eq!(
+            found(lookup(p, "db2", "5432", "app", "alice")).as_deref(),
+            Some("second")
+        );
+        assert_eq!(
+            found(lookup(p, "h:x", "1", "d", "u")).as_deref(),
+            Some("esc:aped\\pw")
+        );
+        assert_eq!(
+            found(lookup(p, "other", "1", "d", "bob")).as_deref(),
+            Some("last")
+        );
         // A field that is a prefix of the token does not match.
         let f = file("db:5432:app:al:pw\n", 0o600);
         assert!(found(lookup(f.path(), "db", "5432", "app", "alice")).is_none());

@@ -46,11 +46,12 @@ pub(super) fn apply(p: &mut Params, env: &Environment) -> Result<()> {
         .chain(std::iter::once(&system_file))
         .map(|f| f.display().to_string())
         .collect();
-    Err(service_error(format!("definition of service \"{name}\" not found"))
-        .hinted(format!(
+    Err(
+        service_error(format!("definition of service \"{name}\" not found")).hinted(format!(
             "looked in {}; set PGSERVICEFILE to the file that defines [{name}]",
             looked.join(" and ")
-        )))
+        )),
+    )
 }
 
 /// Read `file`, filling `p` from section `[service]`. `Ok(true)` when the section was found.
@@ -72,7 +73,9 @@ fn parse_file(file: &Path, service: &str, p: &mut Params) -> Result<bool> {
             if found {
                 break;
             }
-            in_group = rest.strip_prefix(service).is_some_and(|r| r.starts_with(']'));
+            in_group = rest
+                .strip_prefix(service)
+                .is_some_and(|r| r.starts_with(']'));
             found = in_group;
             continue;
         }

@@ -156,7 +156,11 @@ fn system_roots() -> Result<Trust> {
     })
 }
 
-type ClientCert = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>, PathBuf);
+type ClientCert = (
+    Vec<CertificateDer<'static>>,
+    PrivateKeyDer<'static>,
+    PathBuf,
+);
 
 fn client_cert(s: &Settings) -> Result<Option<ClientCert>> {
     if !s.send_client_cert {
@@ -287,7 +291,11 @@ impl ServerCertVerifier for PgVerifier {
             // libpq without a root file: encrypted, not authenticated.
             return Ok(ServerCertVerified::assertion());
         };
-        if trust.anchors.iter().any(|a| a.as_ref() == end_entity.as_ref()) {
+        if trust
+            .anchors
+            .iter()
+            .any(|a| a.as_ref() == end_entity.as_ref())
+        {
             // The server presents a certificate we trust as it is (a self-signed one).
             check_validity(end_entity, now)?;
         } else {
@@ -399,7 +407,9 @@ fn check_name(der: &[u8], host: &str) -> std::result::Result<(), rustls::Error> 
                     }
                     let ip = match bytes.as_bytes().len() {
                         4 => <[u8; 4]>::try_from(bytes.as_bytes()).ok().map(IpAddr::from),
-                        16 => <[u8; 16]>::try_from(bytes.as_bytes()).ok().map(IpAddr::from),
+                        16 => <[u8; 16]>::try_from(bytes.as_bytes())
+                            .ok()
+                            .map(IpAddr::from),
                         _ => None,
                     };
                     if let Some(ip) = ip {

@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod connect;
 mod foundation;
 mod generated;
 mod inspect;
