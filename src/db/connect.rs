@@ -454,11 +454,7 @@ fn hint(target: &Target, label: &str, f: &Failure) -> Option<String> {
 }
 
 fn pgpass_host(h: &Host) -> String {
-    match (&h.kind, h.defaulted) {
-        (HostKind::Unix(_), true) => "localhost".into(),
-        (HostKind::Unix(d), false) => d.display().to_string().replace(':', "\\:"),
-        (HostKind::Tcp(t), _) => t.replace(':', "\\:"),
-    }
+    super::conninfo::passfile_host(h).replace(':', "\\:")
 }
 
 fn attrs_name(a: SessionAttrs) -> &'static str {

@@ -1077,11 +1077,7 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
             if let Some(file) = &passfile {
                 let mut warned = false;
                 for (i, h) in hosts.iter_mut().enumerate() {
-                    let lookup_host = match (&h.kind, h.defaulted) {
-                        (HostKind::Unix(_), true) => "localhost".to_string(),
-                        (HostKind::Unix(dir), false) => dir.to_string_lossy().into_owned(),
-                        (HostKind::Tcp(name), _) => name.clone(),
-                    };
+                    let lookup_host = passfile_host(h);
                     let port_text = if port_texts[i].is_empty() {
                         "5432"
                     } else {
@@ -1277,6 +1273,18 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
         configured: false,
         warnings,
     })
+}
+
+/// The host name a password file line must match: `localhost` for the default socket
+/// (libpq compares with its compiled-in socket directory; a defaulted one counts too).
+pub fn passfile_host(h: &Host) -> String {
+    match &h.kind {
+        HostKind::Unix(dir) if h.defaulted || dir == Path::new(DEFAULT_SOCKET_DIR) => {
+            "localhost".to_string()
+        }
+        HostKind::Unix(dir) => dir.to_string_lossy().into_owned(),
+        HostKind::Tcp(name) => name.clone(),
+    }
 }
 
 /// libpq's default host: the socket directory. Of the two usual ones, the one where this
@@ -1486,6 +1494,109 @@ mod tests {
         assert_eq!(t("10"), Some(Duration::from_secs(10)));
         assert_eq!(t("1"), Some(Duration::from_secs(2)));
         assert_eq!(t("0"), None);
+    }
+
+    #[test]
+    fn a_service_fills_after_the_string_and_before_the_environment() {
+        // libpq "The Connection Service File": conninfo_add_defaults reads the service
+        // before the variables, so its port beats PGPORT; the string beats both.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(".pg_service.conf"),
+            "# ops\n[other]\nhost=wrong\n\n  [ops]\nhost=svc-host\nport=6000\ndbname=svcdb\n[later]\nport=1\n",
+        )
+        .unwrap();
+        let e = env()
+            .with_home(dir.path())
+            .with_var("PGPORT", "5501")
+            .with_var("PGUSER", "envuser");
+        let s = resolved(Some("service=ops dbname=given"), &e);
+        assert_eq!(tcp(&s), vec![("svc-host".into(), 6000)]);
+        assert_eq!(s.dbname, "given");
+        assert_eq!(s.user, "envuser");
+        let s = resolved(None, &e.clone().with_var("PGSERVICE", "ops"));
+        assert_eq!(
+            (s.dbname.as_str(), s.dbname_origin.clone()),
+            ("svcdb", Origin::Service("ops".into()))
+        );
+        let s = resolved(Some("postgresql:///?service=ops"), &e);
+        assert_eq!(s.hosts[0].port, 6000);
+        let err = resolve(Some("service=nope"), &e).unwrap_err();
+        assert!(
+            err.message
+                .contains("definition of service \"nope\" not found"),
+            "{}",
+            err.message
+        );
+        assert_eq!(err.exit_code(), 2);
+        // The system file, when the user's has no such service.
+        let sys = tempfile::tempdir().unwrap();
+        std::fs::write(sys.path().join("pg_service.conf"), "[sys]\nhost=syshost\n").unwrap();
+        let s = resolved(
+            None,
+            &e.clone()
+                .with_var("PGSERVICE", "sys")
+                .with_var("PGSYSCONFDIR", sys.path().to_str().unwrap()),
+        );
+        assert_eq!(tcp(&s), vec![("syshost".into(), 5501)]);
+        // libpq's errors: a line without "=", an unknown keyword, a nested service.
+        for bad in ["[x]\nhost\n", "[x]\nhots=h\n", "[x]\nservice=y\n"] {
+            std::fs::write(dir.path().join(".pg_service.conf"), bad).unwrap();
+            let err = resolve(Some("service=x"), &e).unwrap_err();
+            assert!(err.message.contains("line 2"), "{bad:?}: {}", err.message);
+        }
+    }
+
+    #[test]
+    fn the_password_file_fills_a_missing_password_per_host() {
+        // libpq "The Password File": per host; `localhost` for the default socket.
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(".pgpass");
+        std::fs::write(&file, "localhost:5432:db:u:sockpw\nh1:5432:db:u:h1pw\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let e = env().with_home(dir.path());
+        let s = resolved(Some("host=h1,,h2 dbname=db user=u"), &e);
+        let pw: Vec<Option<&str>> = s
+            .hosts
+            .iter()
+            .map(|h| h.password.as_ref().map(|p| p.secret.as_str()))
+            .collect();
+        assert_eq!(pw, vec![Some("h1pw"), Some("sockpw"), None]);
+        assert_eq!(
+            s.hosts[0].password.as_ref().unwrap().file.as_deref(),
+            Some(file.as_path())
+        );
+        // The default socket directory itself is `localhost`; another is its own name.
+        let s = resolved(Some("host=/var/run/postgresql dbname=db user=u"), &e);
+        assert!(s.hosts[0].password.is_some());
+        let s = resolved(Some("host=/tmp/other dbname=db user=u"), &e);
+        assert!(s.hosts[0].password.is_none());
+        // A given password wins; an empty one does not count.
+        let s = resolved(Some("host=h1 dbname=db user=u password=given"), &e);
+        assert_eq!(s.hosts[0].password.as_ref().unwrap().file, None);
+        let s = resolved(Some("host=h1 dbname=db user=u password="), &e);
+        assert_eq!(s.hosts[0].password.as_ref().unwrap().secret, "h1pw");
+        // The database default (= user) is what the file is matched against.
+        let s = resolved(Some("host=h1 user=db"), &e);
+        assert!(s.hosts[0].password.is_none());
+        // Readable by others: ignored, with libpq's warning.
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let s = resolved(Some("host=h1 dbname=db user=u"), &e);
+        assert!(s.hosts[0].password.is_none());
+        assert_eq!(s.warnings.len(), 1);
+        assert!(
+            s.warnings[0].contains("has group or world access"),
+            "{:?}",
+            s.warnings
+        );
+        // PGPASSFILE elsewhere.
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let s = resolved(
+            Some("host=h1 dbname=db user=u"),
+            &env().with_var("PGPASSFILE", file.to_str().unwrap()),
+        );
+        assert_eq!(s.hosts[0].password.as_ref().unwrap().secret, "h1pw");
     }
 
     #[test]
