@@ -21,7 +21,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'reconctl' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -54,7 +54,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;migrate' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -77,7 +77,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;migrate;status' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -106,7 +106,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;doctor' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -124,7 +124,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;status' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -142,7 +142,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;jobs' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -174,7 +174,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only jobs that have been in their current state longer than this')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many jobs (1 to 10000)')
             [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'Continue after the last job of a previous page (its `next_cursor`)')
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -192,7 +192,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;jobs;show' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -213,7 +213,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'Only jobs for this destination')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many jobs (1 to 10000)')
             [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'Continue after the last job of a previous page (its `next_cursor`)')
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -235,7 +235,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'Only jobs for this destination')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many jobs (1 to 10000)')
             [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'Continue after the last job of a previous page (its `next_cursor`)')
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -259,7 +259,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'destination')
             [CompletionResult]::new('--payload-file', '--payload-file', [CompletionResultType]::ParameterName, 'The rendered payload; its SHA-256 is recorded')
             [CompletionResult]::new('--payload-hash', '--payload-hash', [CompletionResultType]::ParameterName, 'The payload''s lowercase hex SHA-256')
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -304,7 +304,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;ref' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -322,7 +322,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;remote' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -345,7 +345,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'The destination to ask (with --ref, without a job)')
             [CompletionResult]::new('--ref', '--ref', [CompletionResultType]::ParameterName, 'The external_ref to ask for (with --destination)')
             [CompletionResult]::new('--payload-hash', '--payload-hash', [CompletionResultType]::ParameterName, 'Compare the matches'' content hash with this payload hash')
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -374,7 +374,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;mark' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -399,7 +399,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (recorded in the event)')
             [CompletionResult]::new('--expect-version', '--expect-version', [CompletionResultType]::ParameterName, 'The version the runbook saw; refuse (exit 3) if the job has moved since')
             [CompletionResult]::new('--remote-id', '--remote-id', [CompletionResultType]::ParameterName, 'The destination''s id for the publication (else taken from the lookup''s single match)')
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -423,7 +423,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
         'reconctl;mark;safe-to-retry' {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (recorded in the event)')
             [CompletionResult]::new('--expect-version', '--expect-version', [CompletionResultType]::ParameterName, 'The version the runbook saw; refuse (exit 3) if the job has moved since')
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -447,7 +447,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
         'reconctl;mark;failed' {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (recorded in the event)')
             [CompletionResult]::new('--expect-version', '--expect-version', [CompletionResultType]::ParameterName, 'The version the runbook saw; refuse (exit 3) if the job has moved since')
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -488,7 +488,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;sweep' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -512,7 +512,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--batch', '--batch', [CompletionResultType]::ParameterName, 'Jobs per transaction')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Move at most this many jobs in this run')
             [CompletionResult]::new('--max-runtime', '--max-runtime', [CompletionResultType]::ParameterName, 'Stop starting new batches after this long')
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -547,7 +547,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Lookups in flight at once')
             [CompletionResult]::new('--rps', '--rps', [CompletionResultType]::ParameterName, 'At most this many lookups a second (protect the CMS during its own incident)')
             [CompletionResult]::new('--max', '--max', [CompletionResultType]::ParameterName, 'Refuse (exit 2, nothing moved) when more than this many jobs would move')
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -568,7 +568,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;metrics' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -591,7 +591,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--stuck-after', '--stuck-after', [CompletionResultType]::ParameterName, 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck')
             [CompletionResult]::new('--uncertain-after', '--uncertain-after', [CompletionResultType]::ParameterName, 'An uncertain job older than this is a violation even within --max-uncertain')
             [CompletionResult]::new('--order-window', '--order-window', [CompletionResultType]::ParameterName, 'Look for out-of-order publications (an older revision accepted after a newer one) among the jobs accepted this recently; run check more often than this')
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -609,7 +609,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;sandbox' {
-            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')

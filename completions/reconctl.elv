@@ -18,7 +18,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
     }
     var completions = [
         &'reconctl'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -50,7 +50,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'reconctl;migrate'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -72,7 +72,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'reconctl;migrate;status'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -97,7 +97,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;migrate;help;help'= {
         }
         &'reconctl;doctor'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -114,7 +114,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --help 'Print help'
         }
         &'reconctl;status'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -131,7 +131,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --help 'Print help'
         }
         &'reconctl;jobs'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -162,7 +162,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --older-than 'Only jobs that have been in their current state longer than this'
             cand --limit 'At most this many jobs (1 to 10000)'
             cand --cursor 'Continue after the last job of a previous page (its `next_cursor`)'
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -179,7 +179,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --help 'Print help'
         }
         &'reconctl;jobs;show'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -199,7 +199,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --destination 'Only jobs for this destination'
             cand --limit 'At most this many jobs (1 to 10000)'
             cand --cursor 'Continue after the last job of a previous page (its `next_cursor`)'
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -220,7 +220,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --destination 'Only jobs for this destination'
             cand --limit 'At most this many jobs (1 to 10000)'
             cand --cursor 'Continue after the last job of a previous page (its `next_cursor`)'
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -243,7 +243,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --destination 'destination'
             cand --payload-file 'The rendered payload; its SHA-256 is recorded'
             cand --payload-hash 'The payload''s lowercase hex SHA-256'
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -280,7 +280,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;jobs;help;help'= {
         }
         &'reconctl;ref'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -297,7 +297,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --help 'Print help'
         }
         &'reconctl;remote'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -319,7 +319,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --destination 'The destination to ask (with --ref, without a job)'
             cand --ref 'The external_ref to ask for (with --destination)'
             cand --payload-hash 'Compare the matches'' content hash with this payload hash'
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -344,7 +344,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;remote;help;help'= {
         }
         &'reconctl;mark'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -368,7 +368,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --reason 'Why (recorded in the event)'
             cand --expect-version 'The version the runbook saw; refuse (exit 3) if the job has moved since'
             cand --remote-id 'The destination''s id for the publication (else taken from the lookup''s single match)'
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -391,7 +391,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;mark;safe-to-retry'= {
             cand --reason 'Why (recorded in the event)'
             cand --expect-version 'The version the runbook saw; refuse (exit 3) if the job has moved since'
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -414,7 +414,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;mark;failed'= {
             cand --reason 'Why (recorded in the event)'
             cand --expect-version 'The version the runbook saw; refuse (exit 3) if the job has moved since'
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -449,7 +449,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;mark;help;help'= {
         }
         &'reconctl;sweep'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -472,7 +472,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --batch 'Jobs per transaction'
             cand --limit 'Move at most this many jobs in this run'
             cand --max-runtime 'Stop starting new batches after this long'
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -503,7 +503,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --concurrency 'Lookups in flight at once'
             cand --rps 'At most this many lookups a second (protect the CMS during its own incident)'
             cand --max 'Refuse (exit 2, nothing moved) when more than this many jobs would move'
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -523,7 +523,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --help 'Print help'
         }
         &'reconctl;metrics'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -545,7 +545,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --stuck-after 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck'
             cand --uncertain-after 'An uncertain job older than this is a violation even within --max-uncertain'
             cand --order-window 'Look for out-of-order publications (an older revision accepted after a newer one) among the jobs accepted this recently; run check more often than this'
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -562,7 +562,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --help 'Print help'
         }
         &'reconctl;sandbox'= {
-            cand --database-url 'PostgreSQL connection URL [default: libpq''s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
             cand --output 'Output format'

@@ -24,7 +24,7 @@ function __fish_reconctl_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c reconctl -n "__fish_reconctl_needs_command" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_needs_command" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_needs_command" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -53,7 +53,7 @@ complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "metrics" -d 'Prom
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -72,7 +72,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fis
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -89,7 +89,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_se
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from help" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -104,7 +104,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s q -l quiet 
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -119,7 +119,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s q -l quiet 
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -148,7 +148,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l older-than -d 'Only jobs that have been in their current state longer than this' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l limit -d 'At most this many jobs (1 to 10000)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l cursor -d 'Continue after the last job of a previous page (its `next_cursor`)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -163,7 +163,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -181,7 +181,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l destination -d 'Only jobs for this destination' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l limit -d 'At most this many jobs (1 to 10000)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l cursor -d 'Continue after the last job of a previous page (its `next_cursor`)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -200,7 +200,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l destination -d 'Only jobs for this destination' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l limit -d 'At most this many jobs (1 to 10000)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l cursor -d 'Continue after the last job of a previous page (its `next_cursor`)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -221,7 +221,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l destination -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l payload-file -d 'The rendered payload; its SHA-256 is recorded' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l payload-hash -d 'The payload\'s lowercase hex SHA-256' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -242,7 +242,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "stuck" -d 'Jobs waiting too long, and in-flight jobs whose lease expired'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "reserve" -d 'Reserve the one job of a publishing intent (the worker\'s first step)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -257,7 +257,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s q -l quiet -d 
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -277,7 +277,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l destination -d 'The destination to ask (with --ref, without a job)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l ref -d 'The external_ref to ask for (with --destination)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l payload-hash -d 'Compare the matches\' content hash with this payload hash' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -294,7 +294,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_see
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from help" -f -a "lookup" -d 'Ask the destination whether it has the job; print outcome, matches and verdict'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -316,7 +316,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_s
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l reason -d 'Why (recorded in the event)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l expect-version -d 'The version the runbook saw; refuse (exit 3) if the job has moved since' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l remote-id -d 'The destination\'s id for the publication (else taken from the lookup\'s single match)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -336,7 +336,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l reason -d 'Why (recorded in the event)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l expect-version -d 'The version the runbook saw; refuse (exit 3) if the job has moved since' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -356,7 +356,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l reason -d 'Why (recorded in the event)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l expect-version -d 'The version the runbook saw; refuse (exit 3) if the job has moved since' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -378,7 +378,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "failed" -d 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -399,7 +399,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l batch -d 'Jobs per transaction' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l limit -d 'Move at most this many jobs in this run' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l max-runtime -d 'Stop starting new batches after this long' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -422,7 +422,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l limit -d
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l concurrency -d 'Lookups in flight at once' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l rps -d 'At most this many lookups a second (protect the CMS during its own incident)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l max -d 'Refuse (exit 2, nothing moved) when more than this many jobs would move' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -439,7 +439,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s q -l qui
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -459,7 +459,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l max-conflict
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l stuck-after -d 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l uncertain-after -d 'An uncertain job older than this is a violation even within --max-uncertain' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l order-window -d 'Look for out-of-order publications (an older revision accepted after a newer one) among the jobs accepted this recently; run check more often than this' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -474,7 +474,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s q -l quiet -
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l database-url -d 'PostgreSQL connection URL or key=value string [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''

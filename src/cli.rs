@@ -41,7 +41,7 @@ pub fn command_path(matches: &clap::ArgMatches) -> String {
 /// Flags every command accepts, before or after the subcommand.
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
-    /// PostgreSQL connection URL [default: libpq's PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]
+    /// PostgreSQL connection URL or key=value string [default: as psql: libpq's PG* variables, service file, ~/.pgpass]
     #[arg(
         long,
         env = "DATABASE_URL",

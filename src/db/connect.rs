@@ -95,6 +95,23 @@ pub(super) async fn open(target: &Target) -> Result<(Client, JoinHandle<()>, usi
     if s.load_balance_hosts {
         shuffle(&mut order);
     }
+    // TLS files (root certificate, client key) are read before any host is tried when TLS
+    // is mandatory: their errors are the same for every host, and say what to fix.
+    let needs_tls = matches!(
+        s.sslmode,
+        SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull
+    );
+    if needs_tls && s.hosts.iter().any(|h| !h.is_unix()) {
+        if let Err(e) = target.tls_config() {
+            let mut err = Error::new(
+                e.kind,
+                e.code,
+                format!("cannot connect to {}: {}", target.describe(), e.message),
+            );
+            err.hint = e.hint;
+            return Err(err);
+        }
+    }
     let attrs = effective_attrs(target);
     // prefer-standby: a standby if any host is one, else any server (libpq's two passes).
     let passes: &[SessionAttrs] = match attrs {
