@@ -407,10 +407,15 @@ fn hint(target: &Target, label: &str, f: &Failure) -> Option<String> {
                     "check the password for user \"{user}\" (PGPASSWORD, the connection string, or a line in ~/.pgpass)"
                 ),
             },
-            ServerFailure::NoRole => format!(
-                "the user \"{user}\" ({}) is not a role on this server; set PGUSER or the user in DATABASE_URL",
-                s.user_origin.phrase()
-            ),
+            ServerFailure::NoRole => match &s.user_origin {
+                Origin::Default => format!(
+                    "no user was named, so libpq's default, the OS user \"{user}\", was used, and it is not a role on this server; set PGUSER or the user in DATABASE_URL"
+                ),
+                origin => format!(
+                    "the user \"{user}\" ({}) is not a role on this server; set PGUSER or the user in DATABASE_URL",
+                    origin.phrase()
+                ),
+            },
             ServerFailure::NoDatabase => match &s.dbname_origin {
                 Origin::Default => format!(
                     "no database was named, so libpq's default, the user name \"{user}\", was used; set PGDATABASE or the URL's /dbname (psql -l lists them)"
@@ -460,6 +465,15 @@ fn hint(target: &Target, label: &str, f: &Failure) -> Option<String> {
                     })
                     .unwrap_or_default(),
                     host.map_or(5432, |h| h.port)
+                )
+            } else if n.contains("lookup address") || n.contains("resolve") {
+                let name = host.map(|h| match &h.kind {
+                    HostKind::Tcp(t) => t.clone(),
+                    HostKind::Unix(d) => d.display().to_string(),
+                });
+                format!(
+                    "the host name \"{}\" does not resolve: check it, or give the address (hostaddr=)",
+                    name.unwrap_or_default()
                 )
             } else if n.contains("refused") {
                 format!("is PostgreSQL running on {label} and accepting TCP connections (listen_addresses, port)?")
