@@ -4,10 +4,13 @@
 //! over a Unix socket; `sslmode=allow` tries plaintext first, `prefer` falls back to it when
 //! the TLS handshake fails, as libpq does. Failures keep every host's reason.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
 use tokio_postgres::error::SqlState;
+use tokio_postgres::tls::{MakeTlsConnect, TlsConnect};
 use tokio_postgres::{Client, Config};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
@@ -177,11 +180,19 @@ async fn open_host(
                 Err(Failure::Server { .. }) => attempt(target, host, Wire::Require).await?,
                 Err(other) => return Err(other),
             },
-            SslMode::Prefer => match attempt(target, host, Wire::Prefer).await {
-                Ok(session) => session,
-                Err(Failure::Tls(_)) => attempt(target, host, Wire::Disable).await?,
-                Err(other) => return Err(other),
-            },
+            SslMode::Prefer => {
+                let tls_used = Arc::new(AtomicBool::new(false));
+                match attempt_flagged(target, host, Wire::Prefer, tls_used.clone()).await {
+                    Ok(session) => session,
+                    // The handshake failed, or the server refused the TLS session (pg_hba
+                    // hostnossl): libpq tries once more in plaintext.
+                    Err(Failure::Tls(_)) => attempt(target, host, Wire::Disable).await?,
+                    Err(Failure::Server { .. }) if tls_used.load(Ordering::SeqCst) => {
+                        attempt(target, host, Wire::Disable).await?
+                    }
+                    Err(other) => return Err(other),
+                }
+            }
             SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull => {
                 attempt(target, host, Wire::Require).await?
             }
@@ -199,6 +210,17 @@ async fn attempt(
     target: &Target,
     host: &Host,
     ssl: tokio_postgres::config::SslMode,
+) -> std::result::Result<(Client, JoinHandle<()>), Failure> {
+    attempt_flagged(target, host, ssl, Arc::new(AtomicBool::new(false))).await
+}
+
+/// [`attempt`], setting `tls_used` when the server accepted TLS (so `prefer` knows whether a
+/// refusal came over TLS).
+async fn attempt_flagged(
+    target: &Target,
+    host: &Host,
+    ssl: tokio_postgres::config::SslMode,
+    tls_used: Arc<AtomicBool>,
 ) -> std::result::Result<(Client, JoinHandle<()>), Failure> {
     let s = &target.settings;
     let mut cfg = Config::new();
@@ -252,11 +274,47 @@ async fn attempt(
             .map(|(c, conn)| (c, spawn(conn)))
     } else {
         let tls = target.tls_config().map_err(|e| Failure::Tls(e.message))?;
-        cfg.connect(MakeRustlsConnect::new((*tls).clone()))
-            .await
-            .map(|(c, conn)| (c, spawn(conn)))
+        let tls = Flagged {
+            inner: MakeRustlsConnect::new((*tls).clone()),
+            used: tls_used,
+        };
+        cfg.connect(tls).await.map(|(c, conn)| (c, spawn(conn)))
     };
     result.map_err(|e| failure(&e))
+}
+
+/// A TLS connector that notes whether the handshake was started (the server said yes to
+/// TLS).
+struct Flagged<T> {
+    inner: T,
+    used: Arc<AtomicBool>,
+}
+
+impl<S, T: MakeTlsConnect<S>> MakeTlsConnect<S> for Flagged<T> {
+    type Stream = T::Stream;
+    type TlsConnect = Flagged<T::TlsConnect>;
+    type Error = T::Error;
+
+    fn make_tls_connect(
+        &mut self,
+        domain: &str,
+    ) -> std::result::Result<Self::TlsConnect, T::Error> {
+        Ok(Flagged {
+            inner: self.inner.make_tls_connect(domain)?,
+            used: self.used.clone(),
+        })
+    }
+}
+
+impl<S, T: TlsConnect<S>> TlsConnect<S> for Flagged<T> {
+    type Stream = T::Stream;
+    type Error = T::Error;
+    type Future = T::Future;
+
+    fn connect(self, stream: S) -> T::Future {
+        self.used.store(true, Ordering::SeqCst);
+        self.inner.connect(stream)
+    }
 }
 
 fn spawn<S, T>(conn: tokio_postgres::Connection<S, T>) -> JoinHandle<()>

@@ -46,13 +46,14 @@ async fn tls_follows_libpq_root_files_names_client_certificates_and_channel_bind
          hostssl all app 127.0.0.1/32 scram-sha-256\n\
          hostssl all trustuser 127.0.0.1/32 trust\n\
          hostnossl all app 127.0.0.1/32 scram-sha-256\n\
+         hostnossl all plainonly 127.0.0.1/32 trust\n\
          hostnossl all all 127.0.0.1/32 reject\n",
     );
     c.start();
     let admin = c.wait_ready(&c.socket_conninfo("postgres")).await;
     admin
         .batch_execute(&format!(
-            "CREATE ROLE certuser LOGIN; CREATE ROLE trustuser LOGIN;
+            "CREATE ROLE certuser LOGIN; CREATE ROLE trustuser LOGIN; CREATE ROLE plainonly LOGIN;
              CREATE ROLE app LOGIN PASSWORD '{APP_PW}';"
         ))
         .await
@@ -130,6 +131,14 @@ async fn tls_follows_libpq_root_files_names_client_certificates_and_channel_bind
         &eb,
         &psql,
         Some(&conn("127.0.0.1", "trustuser", "sslmode=allow")),
+    );
+    // sslmode=prefer: a TLS session the server refuses (only hostnossl admits) is retried
+    // in plaintext.
+    assert_parity(
+        "sslmode=prefer, plaintext-only entry",
+        &eb,
+        &psql,
+        Some(&conn("127.0.0.1", "plainonly", "sslmode=prefer")),
     );
     let (_, r) = assert_both_fail(
         "sslmode=disable on a TLS-only entry",
