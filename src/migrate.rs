@@ -112,7 +112,7 @@ pub async fn status(client: &tokio_postgres::Client) -> Result<Vec<MigrationStat
 /// is missing, before applying anything. Returns the migrations it applied. Waits at most
 /// [`LOCK_WAIT`] for another migrate.
 pub async fn migrate(client: &mut tokio_postgres::Client) -> Result<Vec<MigrationStatus>> {
-    migrate_waiting(client, LOCK_WAIT, |_| {}).await
+    migrate_waiting(client, LOCK_WAIT, |_: Option<&LockHolder>| {}).await
 }
 
 /// The session holding the migration lock: another `reconctl migrate`, normally.
@@ -168,11 +168,12 @@ pub async fn lock_holder(client: &tokio_postgres::Client) -> Result<Option<LockH
 }
 
 /// [`migrate`], waiting at most `wait` for the migration lock; `on_wait` hears who holds it
-/// before the wait begins. A wait that runs out is exit 6 (busy: nothing was applied).
+/// (when the server shows it) before the wait begins. A wait that runs out is exit 6 (busy:
+/// nothing was applied).
 pub async fn migrate_waiting(
     client: &mut tokio_postgres::Client,
     wait: Duration,
-    on_wait: impl FnOnce(&LockHolder),
+    on_wait: impl FnOnce(Option<&LockHolder>),
 ) -> Result<Vec<MigrationStatus>> {
     let got: bool = client
         .query_one("SELECT pg_try_advisory_lock($1)", &[&MIGRATE_LOCK])
@@ -180,9 +181,7 @@ pub async fn migrate_waiting(
         .get(0);
     if !got {
         let holder = lock_holder(client).await?;
-        if let Some(h) = &holder {
-            on_wait(h);
-        }
+        on_wait(holder.as_ref());
         // Bounded: this one statement may wait `wait`, whatever the session's limits.
         let ms = wait.as_millis().max(1);
         client

@@ -171,8 +171,12 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
             // Bounded: --lock-timeout when given, else 30s, for another migrate to finish.
             let wait = ctx.globals.lock_timeout.map_or(migrate::LOCK_WAIT, |d| d.0);
             let applied = migrate::migrate_waiting(&mut client, wait, |holder| {
+                let who = holder.map_or_else(
+                    || "another session holds the migration lock".to_string(),
+                    |h| format!("another migrate holds the migration lock: {h}"),
+                );
                 ctx.ui.status(&format!(
-                    "another migrate holds the migration lock: {holder}; waiting up to {}",
+                    "{who}; waiting up to {}",
                     crate::duration::format_duration(wait)
                 ));
             })
