@@ -389,9 +389,9 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it')
-            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it')
-            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason')
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it (remote_id recorded)')
+            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -469,9 +469,9 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;mark;help' {
-            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it')
-            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it')
-            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason')
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it (remote_id recorded)')
+            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -690,9 +690,9 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;help;mark' {
-            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it')
-            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it')
-            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason')
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it (remote_id recorded)')
+            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason')
             break
         }
         'reconctl;help;mark;accepted' {

@@ -359,9 +359,9 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
             cand -h 'Print help'
             cand --help 'Print help'
-            cand accepted 'uncertain/conflict → accepted: the destination has it'
-            cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it'
-            cand failed 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason'
+            cand accepted 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
+            cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
+            cand failed 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'reconctl;mark;accepted'= {
@@ -435,9 +435,9 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --help 'Print help'
         }
         &'reconctl;mark;help'= {
-            cand accepted 'uncertain/conflict → accepted: the destination has it'
-            cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it'
-            cand failed 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason'
+            cand accepted 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
+            cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
+            cand failed 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'reconctl;mark;help;accepted'= {
@@ -628,9 +628,9 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;help;remote;lookup'= {
         }
         &'reconctl;help;mark'= {
-            cand accepted 'uncertain/conflict → accepted: the destination has it'
-            cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it'
-            cand failed 'pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason'
+            cand accepted 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
+            cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
+            cand failed 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
         }
         &'reconctl;help;mark;accepted'= {
         }

@@ -38,18 +38,43 @@ pub struct LookupSettings {
     /// The largest response body accepted from a destination, in bytes.
     #[serde(default = "default_body_limit")]
     pub max_body_bytes: u64,
+    /// How often a long run checks each destination's controls again (SPEC §4: at least
+    /// every 5 minutes; shorter is allowed).
+    #[serde(default = "default_controls_every", deserialize_with = "de_duration")]
+    pub controls_every: Duration,
 }
 
 impl Default for LookupSettings {
     fn default() -> Self {
         LookupSettings {
             max_body_bytes: DEFAULT_BODY_LIMIT,
+            controls_every: MAX_CONTROLS_EVERY,
         }
     }
 }
 
+/// SPEC §4: a long run checks each destination's lookup again at least this often.
+pub const MAX_CONTROLS_EVERY: Duration = Duration::from_secs(300);
+
 fn default_body_limit() -> u64 {
     DEFAULT_BODY_LIMIT
+}
+
+fn default_controls_every() -> Duration {
+    MAX_CONTROLS_EVERY
+}
+
+/// What a destination's "no match" looks like (SPEC §4 `not_found`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub enum NotFound {
+    /// Only an empty list of matches means "no match"; a 404 is an unexpected answer (a
+    /// wrong path in lookup_url answers 404 for everything).
+    #[default]
+    #[serde(rename = "empty")]
+    Empty,
+    /// A 404 means "no match" too: for resource-style URLs (`/articles/{ref}`).
+    #[serde(rename = "empty_or_404")]
+    EmptyOr404,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -74,6 +99,12 @@ pub struct Destination {
     /// How long after sending a "not found" is trusted.
     #[serde(default = "default_settle", deserialize_with = "de_duration")]
     pub settle_after: Duration,
+    /// Whether a 404 means "no match".
+    #[serde(default)]
+    pub not_found: NotFound,
+    /// An external_ref this destination is known to hold: its positive control.
+    #[serde(default, deserialize_with = "de_canary_ref")]
+    pub canary_ref: Option<String>,
 }
 
 fn default_timeout() -> Duration {
@@ -103,6 +134,17 @@ impl LookupUrl {
             .remove(b'~');
         let encoded = percent_encoding::utf8_percent_encode(external_ref, REF).to_string();
         self.0.replace("{ref}", &encoded)
+    }
+
+    /// The query parameter whose value is `{ref}` (`external_ref` in
+    /// `…/articles?external_ref={ref}`), if the reference travels in the query.
+    pub fn ref_param(&self) -> Option<String> {
+        let (_, query) = self.0.split_once('?')?;
+        let query = query.split_once('#').map_or(query, |(q, _)| q);
+        query.split('&').find_map(|pair| {
+            let (name, value) = pair.split_once('=')?;
+            value.contains("{ref}").then(|| name.to_string())
+        })
     }
 }
 
@@ -137,6 +179,17 @@ fn de_duration<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Duration,
     s.parse::<HumanDuration>()
         .map(|h| h.0)
         .map_err(serde::de::Error::custom)
+}
+
+fn de_canary_ref<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<String>, D::Error> {
+    let s = String::deserialize(d)?;
+    if crate::jobs::external_ref::is_external_ref(&s) {
+        Ok(Some(s))
+    } else {
+        Err(serde::de::Error::custom(
+            "canary_ref must be an external_ref (pub_ + 64 lowercase hex digits) the destination holds",
+        ))
+    }
 }
 
 fn check_pointer<E: serde::de::Error>(s: String) -> std::result::Result<String, E> {
@@ -215,6 +268,12 @@ impl Config {
                 )));
             }
         }
+        if cfg.lookup.controls_every.is_zero() || cfg.lookup.controls_every > MAX_CONTROLS_EVERY {
+            return Err(Error::config(format!(
+                "invalid config {}: lookup.controls_every must be more than 0 and at most 5m (SPEC §4: controls are checked again at least every 5 minutes)",
+                origin.display()
+            )));
+        }
         if cfg.lookup.max_body_bytes == 0 {
             return Err(Error::config(format!(
                 "invalid config {}: lookup.max_body_bytes must be more than 0",
@@ -244,15 +303,10 @@ impl Config {
                 cfg.warnings.extend(warning);
                 Ok(cfg)
             }
-            Err(mut e) => {
-                if let Some(w) = warning {
-                    e.hint = Some(match e.hint.take() {
-                        Some(h) => format!("{h}; also: {w}"),
-                        None => w,
-                    });
-                }
-                Err(e)
-            }
+            Err(e) => Err(match warning {
+                Some(w) => e.hinted(w),
+                None => e,
+            }),
         }
     }
 
@@ -351,6 +405,8 @@ settle_after = "2m"
         assert_eq!(d.timeout, Duration::from_secs(5));
         assert_eq!(d.settle_after, Duration::from_secs(120));
         assert_eq!(d.content_hash.as_deref(), Some("/payload_hash"));
+        assert_eq!(d.not_found, NotFound::Empty);
+        assert_eq!(d.canary_ref, None);
         assert_eq!(
             d.lookup_url.for_ref("pub_ab"),
             "http://127.0.0.1:8080/articles?external_ref=pub_ab"
@@ -362,25 +418,47 @@ settle_after = "2m"
     }
 
     #[test]
+    fn not_found_and_canary_ref() {
+        let cfg = parse(&format!(
+            "[destinations.r]\nlookup_url = \"http://h/articles/{{ref}}\"\nnot_found = \"empty_or_404\"\ncanary_ref = \"pub_{}\"\n",
+            "a".repeat(64)
+        ))
+        .unwrap();
+        let d = cfg.destination("r").unwrap();
+        assert_eq!(d.not_found, NotFound::EmptyOr404);
+        assert_eq!(d.canary_ref, Some(format!("pub_{}", "a".repeat(64))));
+        for bad in ["not_found = \"404\"\n", "canary_ref = \"art-17\"\n"] {
+            let err = parse(&format!(
+                "[destinations.r]\nlookup_url = \"http://h/{{ref}}\"\n{bad}"
+            ))
+            .unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{bad}");
+            assert!(err.message().contains("line 3"), "{}", err.message());
+        }
+        let err = parse("[lookup]\ncontrols_every = \"10m\"\n").unwrap_err();
+        assert!(err.message().contains("at most 5m"), "{}", err.message());
+    }
+
+    #[test]
     fn errors_name_key_and_line() {
         let err = parse("[destinations.x]\nlookup_url = \"http://h/{ref}\"\ntimeout = \"soon\"\n")
             .unwrap_err();
         assert_eq!(err.exit_code(), 2);
-        assert!(err.message.contains("line 3"), "{}", err.message);
-        assert!(err.message.contains("soon"), "{}", err.message);
+        assert!(err.message().contains("line 3"), "{}", err.message());
+        assert!(err.message().contains("soon"), "{}", err.message());
         let err = parse("[destinations.x]\nlookup_url = \"ftp://h/{ref}\"\n").unwrap_err();
-        assert!(err.message.contains("http or https"), "{}", err.message);
+        assert!(err.message().contains("http or https"), "{}", err.message());
         let err = parse("[destinations.x]\nlookup_url = \"http://h/\"\n").unwrap_err();
-        assert!(err.message.contains("{ref}"), "{}", err.message);
+        assert!(err.message().contains("{ref}"), "{}", err.message());
         let err = parse("[destinations.x]\nlookup_url = \"http://h/{ref}\"\ntoken = \"s3cret\"\n")
             .unwrap_err();
-        assert!(err.message.contains("token"), "{}", err.message);
-        assert!(!err.message.contains("s3cret"), "{}", err.message);
+        assert!(err.message().contains("token"), "{}", err.message());
+        assert!(!err.message().contains("s3cret"), "{}", err.message());
         let err = parse(
             "[destinations.x]\nlookup_url = \"http://h/{ref}\"\ntoken_env = \"eyJhbGciOi.s3cret-token\"\n",
         )
         .unwrap_err();
-        assert!(err.message.contains("token_env"), "{}", err.message);
-        assert!(!err.message.contains("s3cret"), "{}", err.message);
+        assert!(err.message().contains("token_env"), "{}", err.message());
+        assert!(!err.message().contains("s3cret"), "{}", err.message());
     }
 }

@@ -103,19 +103,19 @@ impl Context {
     /// Errors that need the target to say what to fix: a missing reconctl schema means
     /// "wrong database?" before it means "run migrate".
     pub fn explain(&self, err: crate::error::Error) -> crate::error::Error {
-        if err.code != "schema" {
+        use crate::error::{Code, Error};
+        if err.code() != Code::Schema {
             return err;
         }
         let core = ["\"publication_jobs\"", "\"job_events\""];
         let Some(target) = self.target.get() else {
             return err;
         };
-        if !core.iter().any(|t| err.message.contains(t)) {
+        if !core.iter().any(|t| err.message().contains(t)) {
             return err;
         }
-        crate::error::Error::new(
-            err.kind,
-            "schema",
+        Error::new(
+            Code::Schema,
             format!(
                 "database \"{}\" at {} has no reconctl schema — check DATABASE_URL/PGDATABASE, or run `reconctl migrate` to create it there",
                 target.settings().dbname,
@@ -141,12 +141,18 @@ impl Context {
     }
 
     /// The one HTTP client (rustls), built on first use.
-    pub fn http(&self) -> Result<&reqwest::Client> {
+    fn http(&self) -> Result<&reqwest::Client> {
         if let Some(c) = self.http.get() {
             return Ok(c);
         }
         let client = crate::remote::build_client()?;
         Ok(self.http.get_or_init(|| client))
+    }
+
+    /// The destinations and the client that asks them (the config read and the client built
+    /// once, on first use), to pass down to whatever asks a destination.
+    pub fn lookups(&self) -> Result<crate::remote::Lookups<'_>> {
+        Ok(crate::remote::Lookups::new(self.config()?, self.http()?))
     }
 }
 

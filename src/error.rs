@@ -1,7 +1,8 @@
-//! Typed errors that carry their exit code.
+//! Typed errors that carry their exit code, and how a command that did not fail ends.
 //!
-//! Every failure a command can meet is sorted into a [`Kind`], and SPEC §5's exit codes hang
-//! on the kind in exactly one place ([`Kind::exit_code`]). Messages never contain secrets:
+//! Every failure a command can meet has a stable [`Code`] (for scripts), each code belongs to
+//! one [`Kind`], and SPEC §5's exit codes hang on the kind (or on the [`Exit`] of a command
+//! that did not fail) in exactly one place: [`exit_code`]. Messages never contain secrets:
 //! connection strings are never formatted into them, and database errors are reduced to the
 //! server's own message, which does not echo passwords.
 
@@ -10,6 +11,21 @@ use std::fmt;
 use crate::jobs::Job;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// How a command that did not fail ends (its exit code: [`exit_code`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Done: exit 0.
+    Done,
+    /// The answer was printed but settles nothing (`remote lookup`: verdict unknown;
+    /// `doctor`: a check failed): exit 1.
+    Inconclusive,
+    /// `check` found problems; `reconcile` left jobs in conflict or unknown: exit 5.
+    Attention,
+    /// `reconcile` left jobs only because they were busy (locked past the lock timeout):
+    /// nothing else needs a person; safe to run again: exit 6.
+    Busy,
+}
 
 /// What went wrong, as the exit code sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,20 +44,11 @@ pub enum Kind {
     Busy,
     /// A broken invariant inside reconctl itself: exit 1, message prefixed `BUG:`.
     Bug,
+    /// Stdout was closed (`reconctl jobs list | head -1`): what was wanted was read; exit 0.
+    BrokenPipe,
 }
 
 impl Kind {
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Kind::Runtime | Kind::Bug => 1,
-            Kind::Usage => 2,
-            Kind::Conflict => 3,
-            Kind::NotFound => 4,
-            Kind::Attention => 5,
-            Kind::Busy => 6,
-        }
-    }
-
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Runtime => "runtime",
@@ -51,71 +58,270 @@ impl Kind {
             Kind::Attention => "attention",
             Kind::Busy => "busy",
             Kind::Bug => "bug",
+            Kind::BrokenPipe => "broken_pipe",
         }
     }
 }
 
-/// An error a person can act on: what happened, and (optionally) what to do about it.
+/// SPEC §5's exit codes, in the one place they are decided: how a command ended (or why it
+/// failed) → the process's exit status.
+pub fn exit_code(outcome: &Result<Exit>) -> u8 {
+    let kind = match outcome {
+        Ok(Exit::Done) => return 0,
+        Ok(Exit::Inconclusive) => Kind::Runtime,
+        Ok(Exit::Attention) => Kind::Attention,
+        Ok(Exit::Busy) => Kind::Busy,
+        Err(e) => e.kind(),
+    };
+    match kind {
+        Kind::BrokenPipe => 0,
+        Kind::Runtime | Kind::Bug => 1,
+        Kind::Usage => 2,
+        Kind::Conflict => 3,
+        Kind::NotFound => 4,
+        Kind::Attention => 5,
+        Kind::Busy => 6,
+    }
+}
+
+/// A finer, stable code for scripts (`-o json`'s `error.code`); each belongs to one [`Kind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Code {
+    // Runtime (exit 1)
+    /// A failure without a finer code.
+    Runtime,
+    /// The database answered with an error not classified further.
+    Database,
+    /// The database could not be reached (or refused the login) for a reason not below, or
+    /// the hosts of a multi-host target failed in different ways.
+    Connect,
+    /// No answer within the connect timeout (TCP, TLS and login together).
+    ConnectTimeout,
+    /// The server refused the password.
+    AuthFailed,
+    /// The server wants a password and none was given (nor found in the password file).
+    PasswordMissing,
+    /// The user is not a role on the server.
+    NoSuchRole,
+    /// The database is not on the server.
+    NoSuchDatabase,
+    /// pg_hba.conf does not admit this user to this database from here.
+    HbaRejected,
+    /// TLS failed: the handshake, the server's certificate, or a server without TLS.
+    Tls,
+    /// A TLS file is missing or unusable (root certificate, client certificate or key).
+    TlsFile,
+    /// channel_binding=require, and the server authenticated without it.
+    ChannelBinding,
+    /// No server of the list is of the kind target_session_attrs asks for.
+    TargetSessionAttrs,
+    /// No free pooled connection in time (this command's own connections were all in use).
+    PoolTimeout,
+    /// The connection was lost in the middle of the command.
+    ConnectionLost,
+    /// The schema is missing (`reconctl migrate`), or this is not the database meant.
+    Schema,
+    /// The database user lacks a grant.
+    Permission,
+    /// A change on a read-only session (`--read-only`, a hot standby).
+    ReadOnly,
+    /// A COMMIT's answer was lost and the server says it rolled back.
+    NotCommitted,
+    /// A COMMIT's answer was lost and what became of it cannot be learnt.
+    CommitUnknown,
+    // Usage (exit 2)
+    /// Bad flags, arguments or input.
+    Usage,
+    /// The config file (or a destination in it) is missing or wrong.
+    Config,
+    /// The connection string, a libpq variable or a service entry is invalid.
+    ConnectionString,
+    /// The connection service file, or the service in it, is missing or wrong.
+    ServiceFile,
+    /// A change was asked for without `--yes` and without a terminal to ask on.
+    ConfirmationRequired,
+    /// The person asked answered no.
+    Declined,
+    /// `reconcile --max`: more jobs would move than allowed.
+    TooManyMoves,
+    // Conflict (exit 3)
+    /// The guard matched no row: someone moved the job first.
+    VersionConflict,
+    /// The same business key was reserved with another payload.
+    PayloadConflict,
+    /// The transition table does not allow the move from the job's state.
+    NotAllowed,
+    /// The destination's answer contradicts the mark.
+    RefusedByLookup,
+    /// An accepted job has another remote_id than the one asked for.
+    RemoteIdMismatch,
+    // Not found (exit 4)
+    NotFound,
+    // Attention (exit 5)
+    Attention,
+    // Busy (exit 6)
+    Busy,
+    /// Another `reconctl migrate` held the migration lock for longer than the wait.
+    MigrateLocked,
+    // Bug (exit 1)
+    Bug,
+    /// Stdout was closed (exit 0).
+    BrokenPipe,
+}
+
+impl Code {
+    pub fn kind(self) -> Kind {
+        use Code::*;
+        match self {
+            Runtime | Database | Connect | ConnectTimeout | AuthFailed | PasswordMissing
+            | NoSuchRole | NoSuchDatabase | HbaRejected | Tls | TlsFile | ChannelBinding
+            | TargetSessionAttrs | PoolTimeout | ConnectionLost | Schema | Permission
+            | ReadOnly | NotCommitted | CommitUnknown => Kind::Runtime,
+            Usage | Config | ConnectionString | ServiceFile | ConfirmationRequired | Declined
+            | TooManyMoves => Kind::Usage,
+            VersionConflict | PayloadConflict | NotAllowed | RefusedByLookup | RemoteIdMismatch => {
+                Kind::Conflict
+            }
+            NotFound => Kind::NotFound,
+            Attention => Kind::Attention,
+            Busy | MigrateLocked => Kind::Busy,
+            Bug => Kind::Bug,
+            BrokenPipe => Kind::BrokenPipe,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        use Code::*;
+        match self {
+            Runtime => "runtime",
+            Database => "database",
+            Connect => "connect",
+            ConnectTimeout => "connect_timeout",
+            AuthFailed => "auth_failed",
+            PasswordMissing => "password_missing",
+            NoSuchRole => "no_such_role",
+            NoSuchDatabase => "no_such_database",
+            HbaRejected => "hba_rejected",
+            Tls => "tls",
+            TlsFile => "tls_file",
+            ChannelBinding => "channel_binding",
+            TargetSessionAttrs => "target_session_attrs",
+            PoolTimeout => "pool_timeout",
+            ConnectionLost => "connection_lost",
+            Schema => "schema",
+            Permission => "permission",
+            ReadOnly => "read_only",
+            NotCommitted => "not_committed",
+            CommitUnknown => "commit_unknown",
+            Usage => "usage",
+            Config => "config",
+            ConnectionString => "connection_string",
+            ServiceFile => "service_file",
+            ConfirmationRequired => "confirmation_required",
+            Declined => "declined",
+            TooManyMoves => "too_many_moves",
+            VersionConflict => "version_conflict",
+            PayloadConflict => "payload_conflict",
+            NotAllowed => "not_allowed",
+            RefusedByLookup => "refused_by_lookup",
+            RemoteIdMismatch => "remote_id_mismatch",
+            NotFound => "not_found",
+            Attention => "attention",
+            Busy => "busy",
+            MigrateLocked => "migrate_locked",
+            Bug => "bug",
+            BrokenPipe => "broken_pipe",
+        }
+    }
+}
+
+impl PartialEq<&str> for Code {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error a person can act on: what happened, and what to do about it.
 #[derive(Debug, Clone)]
 pub struct Error {
-    pub kind: Kind,
-    /// A finer, stable code for scripts (`version_conflict`, `payload_conflict`, …).
-    pub code: &'static str,
-    pub message: String,
-    pub hint: Option<String>,
+    code: Code,
+    /// The SQLSTATE of the database error this came from, if any.
+    sql_state: Option<String>,
+    message: String,
+    /// What to do, most useful first; each printed on a `hint:` line of its own.
+    hints: Vec<String>,
     /// For conflicts: the job as it is now.
-    pub current: Option<Box<Job>>,
+    current: Option<Box<Job>>,
     /// Extra structured detail for `-o json` (e.g. the lookup that refused a mark).
-    pub detail: Option<serde_json::Value>,
+    detail: Option<serde_json::Value>,
+    /// Already part of the document on stdout (a streamed run closed its document with it):
+    /// stderr still says it, stdout must not get a second document.
+    in_output: bool,
 }
 
 impl Error {
-    pub fn new(kind: Kind, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
         Error {
-            kind,
             code,
+            sql_state: None,
             message: message.into(),
-            hint: None,
+            hints: Vec::new(),
             current: None,
             detail: None,
+            in_output: false,
         }
     }
 
     pub fn usage(message: impl Into<String>) -> Self {
-        Error::new(Kind::Usage, "usage", message)
+        Error::new(Code::Usage, message)
     }
 
     pub fn config(message: impl Into<String>) -> Self {
-        Error::new(Kind::Usage, "config", message)
+        Error::new(Code::Config, message)
     }
 
     pub fn runtime(message: impl Into<String>) -> Self {
-        Error::new(Kind::Runtime, "runtime", message)
+        Error::new(Code::Runtime, message)
     }
 
     pub fn not_found(message: impl Into<String>) -> Self {
-        Error::new(Kind::NotFound, "not_found", message)
-    }
-
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
-        Error::new(Kind::Conflict, code, message)
+        Error::new(Code::NotFound, message)
     }
 
     pub fn busy(message: impl Into<String>) -> Self {
-        Error::new(Kind::Busy, "busy", message)
+        Error::new(Code::Busy, message)
             .hinted("nothing changed; it is safe to run the command again")
     }
 
-    pub fn attention(message: impl Into<String>) -> Self {
-        Error::new(Kind::Attention, "attention", message)
-    }
-
     pub fn bug(message: impl Into<String>) -> Self {
-        Error::new(Kind::Bug, "bug", format!("BUG: {}", message.into()))
+        Error::new(Code::Bug, format!("BUG: {}", message.into()))
     }
 
+    pub fn broken_pipe() -> Self {
+        Error::new(Code::BrokenPipe, "stdout was closed")
+    }
+
+    /// Add a hint (after those already there).
     pub fn hinted(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        self.hints.push(hint.into());
+        self
+    }
+
+    /// Replace the hints: the situation has changed what is worth doing.
+    pub fn rehinted(mut self, hint: impl Into<String>) -> Self {
+        self.hints = vec![hint.into()];
+        self
+    }
+
+    /// Rewrite the message (e.g. to say what a failing run had already done).
+    pub fn with_message(mut self, message: impl FnOnce(&str) -> String) -> Self {
+        self.message = message(&self.message);
         self
     }
 
@@ -129,22 +335,65 @@ impl Error {
         self
     }
 
-    pub fn exit_code(&self) -> u8 {
-        self.kind.exit_code()
+    /// Mark as already printed inside the command's own output document.
+    pub fn in_output(mut self) -> Self {
+        self.in_output = true;
+        self
     }
 
-    /// The `{"error": {...}}` document printed on stdout with `-o json`.
+    pub fn is_in_output(&self) -> bool {
+        self.in_output
+    }
+
+    pub fn code(&self) -> Code {
+        self.code
+    }
+
+    /// The class (first two characters) of the SQLSTATE of the database error this came
+    /// from: `22` data exception, `23` integrity constraint violation, …
+    pub fn sql_state_class(&self) -> Option<&str> {
+        self.sql_state.as_deref().and_then(|s| s.get(..2))
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.code.kind()
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    pub fn hints(&self) -> &[String] {
+        &self.hints
+    }
+
+    pub fn current(&self) -> Option<&Job> {
+        self.current.as_deref()
+    }
+
+    pub fn detail(&self) -> Option<&serde_json::Value> {
+        self.detail.as_ref()
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        exit_code(&Err(self.clone()))
+    }
+
+    /// The `{"error": {...}}` document printed on stdout with `-o json`: `hint` is the first
+    /// hint (or null), `hints` all of them.
     pub fn to_json(&self) -> serde_json::Value {
         let mut obj = serde_json::Map::new();
-        obj.insert("kind".into(), self.kind.as_str().into());
-        obj.insert("code".into(), self.code.into());
+        obj.insert("kind".into(), self.kind().as_str().into());
+        obj.insert("code".into(), self.code.as_str().into());
         obj.insert("message".into(), self.message.clone().into());
         obj.insert(
             "hint".into(),
-            self.hint
-                .clone()
+            self.hints
+                .first()
+                .cloned()
                 .map_or(serde_json::Value::Null, Into::into),
         );
+        obj.insert("hints".into(), self.hints.clone().into());
         obj.insert("exit_code".into(), self.exit_code().into());
         if let Some(job) = &self.current {
             obj.insert(
@@ -169,7 +418,9 @@ impl std::error::Error for Error {}
 
 impl From<tokio_postgres::Error> for Error {
     fn from(err: tokio_postgres::Error) -> Self {
-        db_error(&err)
+        let mut e = db_error(&err);
+        e.sql_state = err.code().map(|c| c.code().to_string());
+        e
     }
 }
 
@@ -180,8 +431,7 @@ impl From<deadpool_postgres::PoolError> for Error {
             PoolError::Backend(e) => db_error(&e),
             // Waiting for a connection is not a lock or statement timeout: not "busy".
             PoolError::Timeout(_) => Error::new(
-                Kind::Runtime,
-                "pool_timeout",
+                Code::PoolTimeout,
                 "timed out waiting for a database connection",
             ),
             other => Error::runtime(format!("database connection pool: {other}")),
@@ -215,7 +465,7 @@ pub fn db_error(err: &tokio_postgres::Error) -> Error {
             return Error::busy(format!(
                 "busy: the statement timeout fired before the database answered ({message})"
             ))
-            .hinted("nothing changed; run it again, or raise --statement-timeout");
+            .rehinted("nothing changed; run it again, or raise --statement-timeout");
         }
         if *code == SqlState::T_R_DEADLOCK_DETECTED || *code == SqlState::T_R_SERIALIZATION_FAILURE
         {
@@ -223,40 +473,26 @@ pub fn db_error(err: &tokio_postgres::Error) -> Error {
         }
         if *code == SqlState::READ_ONLY_SQL_TRANSACTION {
             return Error::new(
-                Kind::Runtime,
-                "read_only",
+                Code::ReadOnly,
                 format!("the database refused a change: {message}"),
             )
             .hinted("nothing changed: this session is read-only (a hot standby, or --read-only); to make changes, drop --read-only and reach the primary, e.g. with a multi-host URL and target_session_attrs=read-write");
         }
         if *code == SqlState::UNDEFINED_TABLE {
-            return Error::new(
-                Kind::Runtime,
-                "schema",
-                format!("database error: {message}"),
-            )
-            .hinted("run `reconctl migrate` to create the schema");
+            return Error::new(Code::Schema, format!("database error: {message}"))
+                .hinted("run `reconctl migrate` to create the schema");
         }
         if *code == SqlState::INSUFFICIENT_PRIVILEGE {
             return Error::new(
-                Kind::Runtime,
-                "permission",
+                Code::Permission,
                 format!("the database refused: {message}"),
             )
             .hinted("the database user lacks this grant: inspection needs the role reconctl_reader, mark/sweep/reconcile reconctl_operator, reserve reconctl_worker (GRANT reconctl_operator TO <user>); see README, \"Roles\"");
         }
-        return Error::new(
-            Kind::Runtime,
-            "database",
-            format!("database error: {message}"),
-        );
+        return Error::new(Code::Database, format!("database error: {message}"));
     }
     if err.is_closed() {
-        return Error::new(
-            Kind::Runtime,
-            "connection_lost",
-            "the database connection was closed",
-        );
+        return Error::new(Code::ConnectionLost, "the database connection was closed");
     }
     // Connection-level errors: tokio-postgres formats these without the connection string.
     let mut message = err.to_string();
@@ -269,5 +505,45 @@ pub fn db_error(err: &tokio_postgres::Error) -> Error {
         }
         source = s.source();
     }
-    Error::new(Kind::Runtime, "database", format!("database: {message}"))
+    Error::new(Code::Database, format!("database: {message}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_are_spec_section_5() {
+        assert_eq!(exit_code(&Ok(Exit::Done)), 0);
+        assert_eq!(exit_code(&Ok(Exit::Inconclusive)), 1);
+        assert_eq!(exit_code(&Ok(Exit::Attention)), 5);
+        assert_eq!(exit_code(&Ok(Exit::Busy)), 6);
+        for (code, exit) in [
+            (Code::Database, 1),
+            (Code::Connect, 1),
+            (Code::Bug, 1),
+            (Code::Usage, 2),
+            (Code::ConfirmationRequired, 2),
+            (Code::Declined, 2),
+            (Code::VersionConflict, 3),
+            (Code::RefusedByLookup, 3),
+            (Code::NotFound, 4),
+            (Code::Attention, 5),
+            (Code::Busy, 6),
+            (Code::BrokenPipe, 0),
+        ] {
+            assert_eq!(Error::new(code, "x").exit_code(), exit, "{code}");
+        }
+    }
+
+    #[test]
+    fn hints_accumulate_and_json_carries_all_of_them() {
+        let e = Error::usage("bad").hinted("first").hinted("second");
+        assert_eq!(e.hints(), ["first", "second"]);
+        let j = e.to_json();
+        assert_eq!(j["error"]["hint"], "first");
+        assert_eq!(j["error"]["hints"], serde_json::json!(["first", "second"]));
+        assert_eq!(j["error"]["exit_code"], 2);
+        assert_eq!(e.rehinted("only").hints(), ["only"]);
+    }
 }

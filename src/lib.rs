@@ -2,6 +2,7 @@
 //! workers use, so that both follow the same transition rules (SPEC §2).
 
 pub mod cli;
+pub mod clock;
 pub mod commands;
 pub mod config;
 pub mod context;
@@ -12,6 +13,7 @@ pub mod jobs;
 pub mod migrate;
 pub mod remote;
 pub mod sandbox;
+pub mod schema;
 pub mod ui;
 
 pub use error::{Error, Kind, Result};

@@ -1,4 +1,4 @@
-//! parse → run → map the error to an exit code (a broken pipe is success).
+//! parse → run → map the outcome to an exit code (a broken pipe is success).
 
 use std::process::ExitCode;
 
@@ -6,14 +6,16 @@ use clap::{CommandFactory, FromArgMatches};
 
 use reconctl::cli::Cli;
 use reconctl::context::Context;
+use reconctl::error::{exit_code, Error};
 
 fn main() -> ExitCode {
     // No panic reaches the user as a Rust backtrace: it is a bug in reconctl, said so, exit 1.
+    // The hook only prints: the unwind is caught below, so every `Drop` on the way (a
+    // sandbox's cluster, temporary directories) still runs.
     std::panic::set_hook(Box::new(|info| {
         eprintln!(
             "error: BUG: reconctl panicked: {info}\nhint: every change reconctl makes is one guarded statement, so a job is either moved with its event or untouched; check with `reconctl jobs show`, and please report this"
         );
-        std::process::exit(1);
     }));
     let matches = Cli::command().get_matches();
     let cli =
@@ -27,20 +29,23 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return ExitCode::from(1);
+            let err = Error::runtime(format!("cannot start the async runtime: {e}"));
+            ctx.ui.error(&err);
+            return ExitCode::from(exit_code(&Err(err)));
         }
     };
-    let result = runtime.block_on(reconctl::commands::run(&ctx, &cli));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        runtime.block_on(reconctl::commands::run(&ctx, &cli))
+    }));
     // Do not wait for background connection tasks.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    match result {
-        Ok(exit) => ExitCode::from(exit.code()),
-        Err(err) if err.code == "broken_pipe" => ExitCode::SUCCESS,
-        Err(err) => {
-            let err = ctx.explain(err);
-            ctx.ui.error(&err);
-            ExitCode::from(err.exit_code())
-        }
+    let Ok(result) = result else {
+        return ExitCode::from(1);
+    };
+    // A missing schema is said in terms of the target ("wrong database?").
+    let result = result.map_err(|err| ctx.explain(err));
+    if let Err(err) = &result {
+        ctx.ui.error(err);
     }
+    ExitCode::from(exit_code(&result))
 }

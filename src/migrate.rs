@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio_postgres::error::SqlState;
 
-use crate::error::{Error, Kind, Result};
+use crate::error::{Code, Error, Result};
 
 mod embedded {
     refinery::embed_migrations!("migrations");
@@ -205,8 +205,7 @@ pub async fn migrate_waiting(
                     |h| format!("another migrate, {h},"),
                 );
                 return Err(Error::new(
-                    Kind::Busy,
-                    "migrate_locked",
+                    Code::MigrateLocked,
                     format!(
                         "{who} held the migration lock for longer than {}; nothing was applied",
                         crate::duration::format_duration(wait)
@@ -292,7 +291,7 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
         let mut source = std::error::Error::source(&e);
         while let Some(s) = source {
             let text = match s.downcast_ref::<tokio_postgres::Error>() {
-                Some(pg) => crate::error::db_error(pg).message,
+                Some(pg) => crate::error::db_error(pg).message().to_string(),
                 None => s.to_string(),
             };
             if !message.contains(&text) {

@@ -8,7 +8,7 @@ use super::Exit;
 use crate::context::Context;
 use crate::duration::HumanDuration;
 use crate::error::Result;
-use crate::remote::devserver::{DevServer, Options};
+use crate::sandbox::devserver::{DevServer, Options};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -47,8 +47,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
             visible_after: args.visible_after.map(|d| d.0),
             token,
         },
-    )
-    .await?;
+    )?;
     let seeded = match &args.seed_file {
         Some(f) => server.load_seed_file(f)?,
         None => 0,

@@ -1,17 +1,19 @@
-//! `reconctl doctor`: connection, migrations, the named unique indexes, each destination.
+//! `reconctl doctor`: connection, migrations, the named unique indexes, each destination's
+//! lookup proven by its controls (a known publication found, a made-up reference not found).
 //!
 //! Every check runs even when an earlier one fails (a database that is down does not hide a
 //! destination that is down too). Exit 1 when any check fails, with the report printed.
 
 use serde::Serialize;
 
+use super::controls::Gate;
 use super::Exit;
+use crate::clock::DbClock;
 use crate::context::Context;
 use crate::error::Result;
-use crate::jobs::external_ref;
-use crate::jobs::query::{index_status, server_version};
+use crate::jobs::query;
 use crate::migrate::{self, MigrationState};
-use crate::remote::http;
+use crate::schema::{index_status, server_version};
 use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]
@@ -38,6 +40,11 @@ impl Check {
             detail: detail.into(),
             hint: None,
         }
+    }
+
+    /// A failed check, with the error's message and its first hint.
+    fn error(check: impl Into<String>, e: &crate::error::Error) -> Check {
+        Check::fail(check, e.message(), e.hints().first().cloned())
     }
 
     fn fail(check: impl Into<String>, detail: impl Into<String>, hint: Option<String>) -> Check {
@@ -99,21 +106,21 @@ async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
     let target = match ctx.target() {
         Ok(t) => t.describe(),
         Err(e) => {
-            checks.push(Check::fail("connection", e.message.clone(), e.hint.clone()));
+            checks.push(Check::error("connection", &e));
             return;
         }
     };
     let db = match ctx.db().await {
         Ok(db) => db,
         Err(e) => {
-            checks.push(Check::fail("connection", e.message.clone(), e.hint.clone()));
+            checks.push(Check::error("connection", &e));
             return;
         }
     };
     let version = match server_version(&**db).await {
         Ok(v) => v,
         Err(e) => {
-            checks.push(Check::fail("connection", e.message, e.hint));
+            checks.push(Check::error("connection", &e));
             return;
         }
     };
@@ -155,7 +162,7 @@ async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
                 checks.push(Check::pass("migrations", detail));
             }
         }
-        Err(e) => checks.push(Check::fail("migrations", e.message, e.hint)),
+        Err(e) => checks.push(Check::error("migrations", &e)),
     }
 
     match index_status(&**db).await {
@@ -191,7 +198,7 @@ async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
                 }
             }
         }
-        Err(e) => checks.push(Check::fail("indexes", e.message, e.hint)),
+        Err(e) => checks.push(Check::error("indexes", &e)),
     }
 }
 
@@ -199,7 +206,7 @@ async fn destination_checks(ctx: &Context, checks: &mut Vec<Check>) {
     let config = match ctx.config() {
         Ok(c) => c,
         Err(e) => {
-            checks.push(Check::fail("config", e.message.clone(), e.hint.clone()));
+            checks.push(Check::error("config", &e));
             return;
         }
     };
@@ -217,64 +224,55 @@ async fn destination_checks(ctx: &Context, checks: &mut Vec<Check>) {
             "no config file: no destinations to check (remote lookups and reconcile need one)",
         )),
     }
-    let client = match ctx.http() {
-        Ok(c) => c,
+    let lookups = match ctx.lookups() {
+        Ok(l) => l,
         Err(e) => {
-            checks.push(Check::fail("http", e.message, e.hint));
+            checks.push(Check::error("http", &e));
             return;
         }
     };
-    // A reference that names nothing: any HTTP answer (even 404 or 401) proves the
-    // destination is reachable; only a transport failure does not.
-    let probes = config.destinations.iter().map(|(name, dest)| async move {
+    // The controls of SPEC §4: a publication the destination must hold comes back found, a
+    // made-up reference not found. Reachable is not enough: a wrong path answers 404 for
+    // everything, a wrong parameter `[]`, and either would pass for "not found".
+    let clock = match ctx.db().await {
+        Ok(db) => query::db_clock(&**db)
+            .await
+            .unwrap_or_else(|_| DbClock::local()),
+        Err(_) => DbClock::local(),
+    };
+    let gate = match Gate::new(ctx, clock) {
+        Ok(g) => g,
+        Err(e) => {
+            checks.push(Check::error("config", &e));
+            return;
+        }
+    };
+    let gate = &gate;
+    let probes = config.destinations.keys().map(|name| async move {
         let label = format!("destination {name}");
-        let token = match http::bearer(name, dest) {
-            Ok(t) => t,
-            Err(e) => return Check::fail(label, e.message, e.hint),
+        let dest = match lookups.destination(name) {
+            Ok(d) => d,
+            Err(e) => return Check::error(label, &e),
         };
-        let probe = external_ref("reconctl-doctor", "probe", "0", name);
-        let resp = http::fetch(
-            client,
-            dest,
-            token.as_ref(),
-            &probe,
-            config.lookup.max_body_bytes,
-        )
-        .await;
-        let took = crate::duration::format_duration(resp.elapsed);
-        match (resp.status, &resp.answer) {
-            (Some(status), _) => {
-                let note = match status {
-                    401 | 403 => " (check its token)",
-                    _ => "",
-                };
-                Check::pass(label, format!("reachable: HTTP {status} in {took}{note}"))
-            }
-            (None, http::Answer::Fault(why)) => Check::fail(
+        let controls = gate.controls(&dest).await;
+        match controls.failure() {
+            None => Check::pass(
                 label,
-                format!("unreachable: {why}"),
+                format!(
+                    "lookup works: {} found (positive control), a made-up reference not found (negative control)",
+                    controls.positive.external_ref.as_deref().unwrap_or("?")
+                ),
+            ),
+            Some(failure) => Check::fail(
+                label,
+                failure,
                 Some(format!(
-                    "check lookup_url and the network path to it ({})",
-                    host_of(&resp.url)
+                    "until this passes, every verdict for {name} is unknown and nothing moves on its word; `reconctl remote lookup --destination {name} --ref REF` shows what it answers"
                 )),
             ),
-            (None, _) => Check::fail(label, "no HTTP answer", None),
         }
     });
     checks.extend(futures::future::join_all(probes).await);
-}
-
-/// Scheme, host and port of a URL, for hints (the path and query may carry the reference).
-fn host_of(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(u) => format!(
-            "{}://{}{}",
-            u.scheme(),
-            u.host_str().unwrap_or(""),
-            u.port().map(|p| format!(":{p}")).unwrap_or_default()
-        ),
-        Err(_) => "?".into(),
-    }
 }
 
 pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {

@@ -178,7 +178,7 @@ pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {
         Err(e) => {
             ctx.ui.warn(&format!(
                 "config not read, metrics cover the table only: {}",
-                e.message
+                e.message()
             ));
             Vec::new()
         }

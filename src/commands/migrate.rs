@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::Exit;
 use crate::context::Context;
-use crate::error::{Error, Kind, Result};
+use crate::error::{Code, Error, Result};
 use crate::migrate::{self, MigrationState, MigrationStatus, ServerSide};
 use crate::ui::{Render, Ui};
 
@@ -213,8 +213,7 @@ async fn guard_database(
     );
     if !ctx.ui.can_prompt() {
         return Err(Error::new(
-            Kind::Usage,
-            "confirmation_required",
+            Code::ConfirmationRequired,
             format!("refusing to create the reconctl schema: {what}"),
         )
         .hinted("check DATABASE_URL/PGDATABASE; if this is the database meant, run `reconctl migrate --yes`"));
@@ -228,8 +227,7 @@ async fn guard_database(
         .confirm("Create the reconctl schema in this database?")?
     {
         return Err(Error::new(
-            Kind::Usage,
-            "declined",
+            Code::Declined,
             "not confirmed: nothing was applied",
         ));
     }

@@ -1,6 +1,7 @@
 //! One module per subcommand, one handler shape: `run(ctx, args) -> Result<Exit>`.
 
 pub mod check;
+pub mod controls;
 pub mod dev_destination;
 pub mod doctor;
 pub mod generate;
@@ -17,27 +18,8 @@ pub mod sweep;
 
 use crate::cli::{Cli, Command};
 use crate::context::Context;
+pub use crate::error::Exit;
 use crate::error::Result;
-
-/// How a command that did not fail ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
-    Done,
-    /// `check` found problems; `reconcile` left jobs in conflict or unknown: exit 5.
-    Attention,
-    /// The answer was printed but settles nothing (`remote lookup`: verdict unknown): exit 1.
-    Inconclusive,
-}
-
-impl Exit {
-    pub fn code(self) -> u8 {
-        match self {
-            Exit::Done => 0,
-            Exit::Attention => 5,
-            Exit::Inconclusive => 1,
-        }
-    }
-}
 
 pub async fn run(ctx: &Context, cli: &Cli) -> Result<Exit> {
     match &cli.command {

@@ -2,12 +2,14 @@
 
 use clap::Subcommand;
 
+use super::controls::Gate;
 use super::Exit;
+use crate::clock::DbClock;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::jobs::JobRef;
-use crate::remote::{Lookup, Verdict};
-use crate::ui::{Render, Ui};
+use crate::jobs::{query, JobRef};
+use crate::remote::{Expect, Lookup, Verdict};
+use crate::ui::{escape, Render, Ui};
 
 #[derive(Debug, Subcommand)]
 pub enum RemoteCommand {
@@ -46,43 +48,56 @@ async fn lookup(ctx: &Context, args: &LookupArgs) -> Result<Exit> {
         .as_deref()
         .map(normalise_hash)
         .transpose()?;
-    let found = match (&args.job, &args.destination, &args.external_ref) {
-        (Some(job), _, _) => {
-            // Read the job and the database's clock, and let the connection go before asking
-            // the destination: nothing is held across the HTTP call.
-            let (job, offset) = {
-                let db = ctx.db().await?;
-                let job = crate::jobs::store::get(&**db, job).await?;
-                let offset = crate::jobs::reconcile::clock_offset(&**db).await?;
-                (job, offset)
-            };
-            if let Err(e) = crate::remote::configured(ctx.config()?, &job.destination) {
-                return Err(Error {
-                    message: format!(
-                        "job {} is for destination {}, which is not configured",
-                        job.id, job.destination
-                    ),
-                    ..e
-                });
+    let lookups = ctx.lookups()?;
+    let (dest, external_ref, hash, sent_at, clock) =
+        match (&args.job, &args.destination, &args.external_ref) {
+            (Some(job), _, _) => {
+                // Read the job and the database's clock, and let the connection go before asking
+                // the destination: nothing is held across the HTTP calls.
+                let (job, clock) = {
+                    let db = ctx.db().await?;
+                    let job = crate::jobs::store::get(&**db, job).await?;
+                    (job, query::db_clock(&**db).await?)
+                };
+                let dest = lookups.destination(&job.destination).map_err(|e| {
+                    e.with_message(|m| {
+                        format!("job {} is for destination {}: {m}", job.id, job.destination)
+                    })
+                })?;
+                let hash = payload_hash.unwrap_or_else(|| job.payload_hash.clone());
+                (dest, job.external_ref, Some(hash), job.sent_at, clock)
             }
-            let hash = payload_hash.unwrap_or_else(|| job.payload_hash.clone());
-            crate::remote::lookup(
-                ctx,
-                &job.destination,
-                &job.external_ref,
-                Some(&hash),
-                job.sent_at.map(|t| t + offset),
-            )
-            .await?
-        }
-        (None, Some(dest), Some(external_ref)) => {
-            if external_ref.trim().is_empty() {
-                return Err(Error::usage("--ref must not be empty"));
+            (None, Some(d), Some(external_ref)) => {
+                if external_ref.trim().is_empty() {
+                    return Err(Error::usage("--ref must not be empty"));
+                }
+                let dest = lookups.destination(d)?;
+                // The database's clock when it can be read (the controls read the job table
+                // too); without it this host's clock: with no sent_at nothing is judged by time.
+                let clock = match ctx.db().await {
+                    Ok(db) => query::db_clock(&**db)
+                        .await
+                        .unwrap_or_else(|_| DbClock::local()),
+                    Err(_) => DbClock::local(),
+                };
+                (
+                    dest,
+                    external_ref.trim().to_string(),
+                    payload_hash,
+                    None,
+                    clock,
+                )
             }
-            crate::remote::lookup(ctx, dest, external_ref, payload_hash.as_deref(), None).await?
-        }
-        _ => return Err(Error::usage("give a JOB, or --destination and --ref")),
+            _ => return Err(Error::usage("give a JOB, or --destination and --ref")),
+        };
+    let gate = Gate::new(ctx, clock)?;
+    let expect = Expect {
+        payload_hash: hash.as_deref(),
+        sent_at,
     };
+    let (controls, found) =
+        futures::join!(gate.controls(&dest), dest.ask(&external_ref, expect, clock));
+    let found = found.under(&controls);
     ctx.ui.emit(&found)?;
     Ok(if found.verdict.is_definite() {
         Exit::Done
@@ -105,17 +120,15 @@ fn normalise_hash(h: &str) -> Result<String> {
 
 impl Render for Lookup {
     fn table(&self, _ui: &Ui) -> String {
+        // Everything the destination sent is escaped: an id can hold a terminal escape.
         let matches = if self.matches.is_empty() {
             "none".to_string()
         } else {
             self.matches
                 .iter()
-                .map(|m| {
-                    let id = m.remote_id.as_deref().unwrap_or("?");
-                    match &m.content_hash {
-                        Some(h) => format!("{id} (content hash {h})"),
-                        None => id.to_string(),
-                    }
+                .map(|m| match &m.content_hash {
+                    Some(h) => format!("{} (content hash {})", escape(&m.remote_id), escape(h)),
+                    None => escape(&m.remote_id),
                 })
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -132,28 +145,30 @@ impl Render for Lookup {
             Verdict::Wait => "wait (not settled yet)",
             Verdict::Unknown => "unknown (nothing can be concluded)",
         };
+        let controls = match &self.controls {
+            Some(c) if c.ok() => {
+                "passed (a known publication found, a made-up reference not found)".to_string()
+            }
+            Some(c) => format!(
+                "FAILED: {} (the reason says what came back and what to check)",
+                c.failed_which().unwrap_or("a control")
+            ),
+            None => "not checked".to_string(),
+        };
+        let reason = escape(&self.reason);
         [
-            ("destination", self.destination.as_str()),
-            ("external_ref", self.external_ref.as_str()),
-            ("outcome", outcome_str(self.outcome)),
-            ("matches", matches.as_str()),
-            ("content", content),
-            ("verdict", verdict),
-            ("reason", self.reason.as_str()),
+            ("destination", escape(&self.destination)),
+            ("external_ref", escape(&self.external_ref)),
+            ("outcome", self.outcome.as_str().to_string()),
+            ("matches", matches),
+            ("content", content.to_string()),
+            ("controls", escape(&controls)),
+            ("verdict", verdict.to_string()),
+            ("reason", reason),
         ]
         .iter()
         .map(|(k, v)| format!("{k:<13} {v}"))
         .collect::<Vec<_>>()
         .join("\n")
-    }
-}
-
-fn outcome_str(o: crate::remote::Outcome) -> &'static str {
-    use crate::remote::Outcome;
-    match o {
-        Outcome::Found => "found",
-        Outcome::NotFound => "not_found",
-        Outcome::Ambiguous => "ambiguous",
-        Outcome::Unreachable => "unreachable",
     }
 }

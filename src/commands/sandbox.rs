@@ -87,7 +87,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     };
     let dir = sandbox.dir.path().display().to_string();
     match sandbox.shutdown() {
-        Err(e) => ctx.ui.warn(&e.message),
+        Err(e) => ctx.ui.warn(e.message()),
         Ok(()) => ctx.ui.status(&format!("sandbox stopped; removed {dir}")),
     }
     outcome
@@ -140,10 +140,12 @@ async fn run_drill(ctx: &Context, sandbox: &Sandbox) -> Result<Exit> {
         )));
     }
     if report.outcome.settleable_after > 0 {
-        return Err(Error::attention(format!(
+        // Like `check`: the report is printed, the exit code says a person should look.
+        ctx.ui.warn(&format!(
             "the drill ended with {} uncertain job(s) the destination could settle",
             report.outcome.settleable_after
-        )));
+        ));
+        return Ok(Exit::Attention);
     }
     Ok(Exit::Done)
 }

@@ -12,8 +12,12 @@ use crate::ui::{Render, Ui};
 
 #[derive(Debug, Subcommand)]
 pub enum SweepCommand {
-    /// Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED
     #[command(
+        about = format!(
+            "Expired leases: never sent → {}, sent → {}; batched, SKIP LOCKED",
+            Action::SweepUnsent.to(),
+            Action::SweepSent.to()
+        ),
         after_help = "Examples:\n  reconctl sweep leases --grace 30s -q\n  reconctl sweep leases --dry-run -o json\n\ncrontab:\n  * * * * * flock -n /run/reconctl-sweep.lock reconctl sweep leases --grace 30s -q"
     )]
     Leases(LeasesArgs),
@@ -64,7 +68,7 @@ async fn leases(ctx: &Context, args: &LeasesArgs) -> Result<Exit> {
         actor: sweep_actor(ctx),
     };
     let db = ctx.db().await?;
-    let pb = ctx.ui.progress(None);
+    let pb = ctx.ui.progress("sweeping", None);
     let report = sweep_with_progress(&**db, &opts, |r| {
         pb.set_message(format!(
             "{} {} → {}, {} → {}, {} skipped",

@@ -16,7 +16,7 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::conninfo::{ChannelBinding, Host, HostKind, Origin, SessionAttrs, SslMode};
 use super::Target;
-use crate::error::{Error, Kind, Result};
+use crate::error::{Code, Error, Result};
 
 /// Why one host did not give us a session.
 #[derive(Debug, Clone)]
@@ -43,21 +43,21 @@ pub enum Failure {
 
 impl Failure {
     /// The category, for the error code when every host failed the same way.
-    fn code(&self) -> &'static str {
+    fn code(&self) -> Code {
         match self {
-            Failure::Timeout(_) => "connect_timeout",
+            Failure::Timeout(_) => Code::ConnectTimeout,
             Failure::Server { code, message, .. } => match classify(code, message) {
-                ServerFailure::Password => "auth_failed",
-                ServerFailure::NoRole => "no_such_role",
-                ServerFailure::NoDatabase => "no_such_database",
-                ServerFailure::Hba => "hba_rejected",
-                ServerFailure::Other => "connect",
+                ServerFailure::Password => Code::AuthFailed,
+                ServerFailure::NoRole => Code::NoSuchRole,
+                ServerFailure::NoDatabase => Code::NoSuchDatabase,
+                ServerFailure::Hba => Code::HbaRejected,
+                ServerFailure::Other => Code::Connect,
             },
-            Failure::PasswordMissing => "password_missing",
-            Failure::ChannelBinding => "channel_binding",
-            Failure::Tls(_) => "tls",
-            Failure::WrongKind(_) => "target_session_attrs",
-            Failure::Network(_) => "connect",
+            Failure::PasswordMissing => Code::PasswordMissing,
+            Failure::ChannelBinding => Code::ChannelBinding,
+            Failure::Tls(_) => Code::Tls,
+            Failure::WrongKind(_) => Code::TargetSessionAttrs,
+            Failure::Network(_) => Code::Connect,
         }
     }
 }
@@ -106,13 +106,8 @@ pub(super) async fn open(target: &Target) -> Result<(Client, JoinHandle<()>, usi
     );
     if needs_tls && s.hosts.iter().any(|h| !h.is_unix()) {
         if let Err(e) = target.tls_config() {
-            let mut err = Error::new(
-                e.kind,
-                e.code,
-                format!("cannot connect to {}: {}", target.describe(), e.message),
-            );
-            err.hint = e.hint;
-            return Err(err);
+            let describe = target.describe();
+            return Err(e.with_message(|m| format!("cannot connect to {describe}: {m}")));
         }
     }
     let attrs = effective_attrs(target);
@@ -273,7 +268,9 @@ async fn attempt_flagged(
             .await
             .map(|(c, conn)| (c, spawn(conn)))
     } else {
-        let tls = target.tls_config().map_err(|e| Failure::Tls(e.message))?;
+        let tls = target
+            .tls_config()
+            .map_err(|e| Failure::Tls(e.message().to_string()))?;
         let tls = Flagged {
             inner: MakeRustlsConnect::new((*tls).clone()),
             used: tls_used,
@@ -563,7 +560,7 @@ pub(super) fn failure_error(target: &Target, failures: &[(String, Failure)]) -> 
     let describe = target.describe();
     let (code, message) = match failures {
         [] => (
-            "connect",
+            Code::Connect,
             format!("cannot connect to {describe}: no host to try"),
         ),
         [(label, f)] => (
@@ -575,7 +572,7 @@ pub(super) fn failure_error(target: &Target, failures: &[(String, Failure)]) -> 
             let code = if many.iter().all(|(_, f)| f.code() == first) {
                 first
             } else {
-                "connect"
+                Code::Connect
             };
             let reasons: Vec<String> = many
                 .iter()
@@ -599,10 +596,7 @@ pub(super) fn failure_error(target: &Target, failures: &[(String, Failure)]) -> 
     if !s.configured && s.hosts.iter().all(|h| h.defaulted) {
         hints.push("nothing says where the database is: set --database-url or DATABASE_URL, or libpq's PGHOST, PGPORT, PGDATABASE, PGUSER as for psql".into());
     }
-    let err = Error::new(Kind::Runtime, code, message);
-    if hints.is_empty() {
-        err
-    } else {
-        err.hinted(hints.join("; "))
-    }
+    hints
+        .into_iter()
+        .fold(Error::new(code, message), Error::hinted)
 }

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{passfile, service};
-use crate::error::{Error, Kind, Result};
+use crate::error::{Code, Error, Result};
 
 /// Where a setting came from, for messages that say what to fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -414,8 +414,7 @@ impl Params {
 
 fn bad_string(msg: impl std::fmt::Display) -> Error {
     Error::new(
-        Kind::Usage,
-        "connection_string",
+        Code::ConnectionString,
         format!("invalid connection string: {msg}"),
     )
     .hinted("expected postgresql://user@host:port/dbname?option=value or `host=… port=… dbname=…`, as for psql; keep the password in ~/.pgpass or PGPASSWORD")
@@ -431,7 +430,7 @@ fn bad_value(key: &str, origin: &Origin, msg: impl std::fmt::Display) -> Error {
             format!("invalid connection string: option \"{key}\": {msg}")
         }
     };
-    Error::new(Kind::Usage, "connection_string", text)
+    Error::new(Code::ConnectionString, text)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -968,8 +967,7 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
             Some(u) => (u.clone(), Origin::Default),
             None => {
                 return Err(Error::new(
-                    Kind::Usage,
-                    "connection_string",
+                    Code::ConnectionString,
                     "no database user given, and the OS user is not in the password database",
                 )
                 .hinted("set PGUSER, or user= in the connection string"))
@@ -1438,12 +1436,12 @@ mod tests {
             ("postgres://u:hunter2%zz@h/db", "password"),
         ] {
             let err = resolve(Some(s), &env()).unwrap_err();
-            assert_eq!(err.exit_code(), 2, "{s}: {}", err.message);
-            assert!(err.message.contains(needle), "{s}: {}", err.message);
-            assert!(!err.message.contains("hunter2"), "{s}: {}", err.message);
+            assert_eq!(err.exit_code(), 2, "{s}: {}", err.message());
+            assert!(err.message().contains(needle), "{s}: {}", err.message());
+            assert!(!err.message().contains("hunter2"), "{s}: {}", err.message());
         }
         let err = resolve(None, &env().with_var("PGSSLMODE", "nope")).unwrap_err();
-        assert!(err.message.contains("PGSSLMODE"), "{}", err.message);
+        assert!(err.message().contains("PGSSLMODE"), "{}", err.message());
     }
 
     #[test]
@@ -1523,10 +1521,10 @@ mod tests {
         assert_eq!(s.hosts[0].port, 6000);
         let err = resolve(Some("service=nope"), &e).unwrap_err();
         assert!(
-            err.message
+            err.message()
                 .contains("definition of service \"nope\" not found"),
             "{}",
-            err.message
+            err.message()
         );
         assert_eq!(err.exit_code(), 2);
         // The system file, when the user's has no such service.
@@ -1543,7 +1541,11 @@ mod tests {
         for bad in ["[x]\nhost\n", "[x]\nhots=h\n", "[x]\nservice=y\n"] {
             std::fs::write(dir.path().join(".pg_service.conf"), bad).unwrap();
             let err = resolve(Some("service=x"), &e).unwrap_err();
-            assert!(err.message.contains("line 2"), "{bad:?}: {}", err.message);
+            assert!(
+                err.message().contains("line 2"),
+                "{bad:?}: {}",
+                err.message()
+            );
         }
     }
 

@@ -8,7 +8,7 @@ use deadpool::managed::{self, Metrics, RecycleError, RecycleResult};
 use deadpool_postgres::ClientWrapper;
 
 use super::Target;
-use crate::error::{Error, Kind, Result};
+use crate::error::{Code, Error, Result};
 
 /// Opens and recycles sessions for the pool.
 pub struct Connector {
@@ -59,8 +59,7 @@ pub async fn get(pool: &Pool) -> Result<PooledClient> {
     pool.get().await.map_err(|e| match e {
         managed::PoolError::Backend(e) => e,
         managed::PoolError::Timeout(_) => Error::new(
-            Kind::Runtime,
-            "pool_timeout",
+            Code::PoolTimeout,
             format!(
                 "no free database connection within {}s: all {} of this command's connections stayed in use",
                 WAIT.as_secs(),

@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 
 use super::conninfo::{Environment, Params};
-use crate::error::{Error, Kind, Result};
+use crate::error::{Code, Error, Result};
 
 fn service_error(msg: String) -> Error {
-    Error::new(Kind::Usage, "service_file", msg)
+    Error::new(Code::ServiceFile, msg)
 }
 
 /// Fill `p` from the named service's entry, if a service is named.

@@ -31,12 +31,12 @@ use x509_cert::ext::pkix::name::GeneralName;
 use x509_cert::ext::pkix::SubjectAltName;
 
 use super::conninfo::{Settings, SslMode, TlsVersion};
-use crate::error::{Error, Kind, Result};
+use crate::error::{Code, Error, Result};
 
 const NO_ROOT_HINT: &str = "Either provide the file, use the system's trusted roots with sslrootcert=system, or change sslmode to disable server certificate verification.";
 
 fn file_error(msg: String) -> Error {
-    Error::new(Kind::Runtime, "tls_file", msg)
+    Error::new(Code::TlsFile, msg)
 }
 
 /// The rustls client configuration for these settings (one for every TCP host).

@@ -24,7 +24,7 @@ use tokio_postgres::GenericClient;
 
 use super::store::{self, MoveOutcome, MoveRequest};
 use crate::db::Target;
-use crate::error::{Error, Kind, Result};
+use crate::error::{Code, Error, Result};
 
 /// A transaction id (PostgreSQL's xid8, as text: it is a 64-bit counter that never wraps).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -151,8 +151,7 @@ pub async fn resolve(target: &Target, xid: &XactId, resolve_for: Duration) -> Re
                 Ok(XactStatus::Committed) => return Ok(Committed::Recovered),
                 Ok(XactStatus::Aborted) => {
                     return Err(Error::new(
-                        Kind::Runtime,
-                        "not_committed",
+            Code::NotCommitted,
                         format!(
                             "the connection to the database was lost during COMMIT; the server rolled the transaction back (transaction {xid}): nothing changed"
                         ),
@@ -180,8 +179,7 @@ pub async fn resolve(target: &Target, xid: &XactId, resolve_for: Duration) -> Re
         "the server no longer knows the transaction".to_string()
     };
     Err(Error::new(
-        Kind::Runtime,
-        "commit_unknown",
+            Code::CommitUnknown,
         format!(
             "the connection to the database was lost during COMMIT, and whether it committed is not known: {why}"
         ),

@@ -1,172 +1,112 @@
-//! What `reconcile` (and `remote lookup`) need from the job table: uncertain jobs in keyset
-//! pages, the database's clock, and the guarded move a lookup's verdict justifies.
+//! What `reconcile` needs from the job table besides the pages of uncertain jobs
+//! (`jobs::query::page_after`, one short statement each, so no transaction or row lock is
+//! held while the destinations are asked): how many jobs it will examine, and the guarded
+//! moves the evidence justifies ([`Settlement`]), many at once.
 //!
-//! Pages are read in (created_at, id) order from the partial index on open jobs, one short
-//! statement each, so no transaction or row lock is held while the destinations are asked.
-//! A job reconcile moves leaves `uncertain`, and the keyset starts after the last job read,
-//! so a page never repeats a job and never skips one that was there when the run began.
+//! Every batch commits through the lost-COMMIT resolver (`jobs::commit`), so what the run
+//! reports moved is what the database has, even when the answer to a COMMIT is lost; and one
+//! job whose move the database refuses never keeps the others of its batch from moving.
 
-use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+
+use serde_json::Value;
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
-use super::model::{Job, JOB_COLUMNS};
-use super::state::{Action, State};
-use super::store::{guarded_move, Effects, MoveOutcome, MoveRequest};
+use super::commit;
+use super::model::Job;
+use super::state::{Action, Role, State};
+use super::store::{Effects, MoveOutcome, MoveRequest};
+use crate::db::Target;
 use crate::error::{Error, Kind, Result};
-use crate::remote::{Lookup, Verdict};
 
-/// Where the next page starts: after this (created_at, id).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct After {
-    pub created_at: DateTime<Utc>,
-    pub id: Uuid,
-}
-
-impl After {
-    pub fn of(job: &Job) -> After {
-        After {
-            created_at: job.created_at,
-            id: job.id,
-        }
-    }
-}
-
-/// Up to `limit` uncertain jobs after `after`, oldest first, optionally for one destination.
-pub async fn uncertain_page<C: GenericClient>(
-    client: &C,
-    destination: Option<&str>,
-    after: Option<After>,
-    limit: i64,
-) -> Result<Vec<Job>> {
-    // Only the conditions in use are written, so the planner sees a plain range on the
-    // (state, created_at, id) index; the row comparison is what keeps it a range scan.
-    let mut sql = format!("SELECT {JOB_COLUMNS} FROM publication_jobs WHERE state = 'uncertain'");
-    let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![&limit];
-    if let Some(d) = &destination {
-        params.push(d);
-        sql.push_str(&format!(" AND destination = ${}", params.len()));
-    }
-    if let Some(a) = &after {
-        params.push(&a.created_at);
-        params.push(&a.id);
-        sql.push_str(&format!(
-            " AND (created_at, id) > (${}, ${})",
-            params.len() - 1,
-            params.len()
-        ));
-    }
-    sql.push_str(" ORDER BY created_at, id LIMIT $1");
-    let rows = client.query(&sql, &params).await?;
-    rows.iter().map(Job::from_row).collect()
-}
-
-/// How far the local clock is ahead of the database's (local − database).
-///
-/// `sent_at` is written with the database's clock and a lookup is timed with ours; adding
-/// this offset to `sent_at` puts both on one clock, so a skewed host cannot make a "not
-/// found" look settled early.
-pub async fn clock_offset<C: GenericClient>(client: &C) -> Result<chrono::Duration> {
-    let row = client.query_one("SELECT now()", &[]).await?;
-    let db_now: DateTime<Utc> = row.try_get(0)?;
-    // Read our clock after the round trip: the offset can then only over-state how far
-    // ahead we are, which makes `sent_at` look more recent, never settled too early.
-    Ok(Utc::now() - db_now)
-}
-
-/// How many uncertain jobs there are (for the progress bar), optionally for one destination.
+/// How many jobs reconcile will examine (for the progress bar), optionally for one destination.
 pub async fn count_uncertain<C: GenericClient>(
     client: &C,
     destination: Option<&str>,
 ) -> Result<u64> {
-    let row = match destination {
-        Some(d) => {
-            client
-                .query_one(
-                    "SELECT count(*) FROM publication_jobs WHERE state = 'uncertain' AND destination = $1",
-                    &[&d],
-                )
-                .await?
-        }
-        None => {
-            client
-                .query_one(
-                    "SELECT count(*) FROM publication_jobs WHERE state = 'uncertain'",
-                    &[],
-                )
-                .await?
-        }
-    };
+    let sql = format!(
+        "SELECT count(*) FROM publication_jobs WHERE state = {} AND ($1::text IS NULL OR destination = $1::text)",
+        State::reconciled().literal()
+    );
+    let row = client.query_one(&sql, &[&destination]).await?;
     let n: i64 = row.try_get(0)?;
     Ok(u64::try_from(n).unwrap_or(0))
 }
 
-/// The move a verdict justifies, if any (SPEC §3: only these three ever move a job).
-pub fn action_for(verdict: Verdict) -> Option<Action> {
-    match verdict {
-        Verdict::Accept => Some(Action::ReconcileAccepted),
-        Verdict::SafeToRetry => Some(Action::ReconcileSafeToRetry),
-        Verdict::Conflict => Some(Action::ReconcileConflict),
-        Verdict::Wait | Verdict::Unknown => None,
-    }
+/// A move the evidence justifies, as the job table sees it: the transition (a reconcile
+/// action of the table), the remote id an accepted job records, why, and the evidence (the
+/// lookup and the controls it relied on) its event stores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settlement {
+    pub action: Action,
+    pub remote_id: Option<String>,
+    pub reason: String,
+    pub evidence: Value,
 }
 
-/// What applying a lookup to a job did.
+/// What applying a settlement to a job did.
 #[derive(Debug, Clone)]
 pub enum Settled {
     /// Moved, with its event; the state it is in now.
     Moved(State),
     /// The guard matched no row: someone changed the job after it was read. The job now.
     ChangedConcurrently(Box<Job>),
-    /// Its row stayed locked by another session past the lock timeout; nothing changed.
+    /// Its row stayed locked by another session past the lock timeout (or a statement
+    /// timeout fired); nothing changed.
     Busy(String),
+    /// The database refused this job's move (and only this job's); nothing changed for it.
+    Failed(String),
 }
 
-/// The guarded move a lookup justifies, at the version the job was read with, with the
-/// lookup as the event's evidence. `None` when the verdict moves nothing.
-fn request(job: &Job, lookup: &Lookup, actor: &str) -> Result<Option<MoveRequest>> {
-    let Some(action) = action_for(lookup.verdict) else {
-        return Ok(None);
-    };
-    let mut effects = Effects::default();
-    if action == Action::ReconcileAccepted {
-        let [only] = lookup.matches.as_slice() else {
-            return Err(Error::bug("an accept verdict without exactly one match"));
-        };
-        let Some(remote_id) = only.remote_id.clone() else {
-            return Err(Error::bug("an accept verdict without a remote id"));
-        };
-        effects.remote_id = Some(remote_id);
+/// The guarded move a settlement asks for, at the version the job was read with.
+fn request(job: &Job, s: &Settlement, actor: &str) -> Result<MoveRequest> {
+    if s.action.transition().by != Role::Reconcile {
+        return Err(Error::bug(format!("reconcile asked to make {}", s.action)));
     }
-    Ok(Some(MoveRequest {
+    if s.action.to() == State::bulk() && s.remote_id.is_none() {
+        return Err(Error::bug("an accepting settlement without a remote id"));
+    }
+    Ok(MoveRequest {
         job_id: job.id,
         expect_version: job.version,
-        action,
+        action: s.action,
         actor: actor.to_string(),
-        reason: Some(lookup.reason.clone()),
-        evidence: lookup.evidence.clone(),
-        effects,
-    }))
+        reason: Some(s.reason.clone()),
+        evidence: s.evidence.clone(),
+        effects: Effects {
+            remote_id: s.remote_id.clone(),
+            ..Effects::default()
+        },
+    })
 }
 
-/// One job's move through [`guarded_move`]: waits for a row lock up to the lock timeout.
+/// One job's move in a transaction of its own (waits for a row lock up to the lock timeout),
+/// its COMMIT resolved if the answer is lost.
 pub async fn settle<C: GenericClient>(
     client: &C,
     job: &Job,
-    lookup: &Lookup,
+    s: &Settlement,
     actor: &str,
-) -> Result<Option<Settled>> {
-    let Some(req) = request(job, lookup, actor)? else {
-        return Ok(None);
-    };
-    match guarded_move(client, &req).await {
-        Ok(MoveOutcome::Moved { job, .. }) => Ok(Some(Settled::Moved(job.state))),
+    target: &Target,
+) -> Result<Settled> {
+    let req = request(job, s, actor)?;
+    match commit::guarded_move_tracked(client, &req, target).await {
+        Ok(MoveOutcome::Moved { job, .. }) => Ok(Settled::Moved(job.state)),
         Ok(MoveOutcome::Conflict { current }) => {
-            Ok(Some(Settled::ChangedConcurrently(Box::new(current))))
+            Ok(Settled::ChangedConcurrently(Box::new(current)))
         }
-        Err(e) if e.kind == Kind::Busy => Ok(Some(Settled::Busy(e.message))),
+        Err(e) if e.kind() == Kind::Busy => Ok(Settled::Busy(e.message().to_string())),
+        Err(e) if refused_row(&e) => Ok(Settled::Failed(e.message().to_string())),
         Err(e) => Err(e),
     }
+}
+
+/// Whether the database refused the data of a move (a data exception, a constraint, a value
+/// too large), as opposed to failing as a whole (connection, permission, timeouts): a
+/// refusal belongs to the rows of the statement, and is isolated to the one row it concerns.
+fn refused_row(e: &Error) -> bool {
+    matches!(e.sql_state_class(), Some("22" | "23" | "54"))
 }
 
 /// Many guarded moves in one statement (one commit for the lot, where one statement per job
@@ -205,32 +145,36 @@ WITH input AS (
 )
 SELECT moved.id, moved.state FROM moved JOIN ev ON ev.job_id = moved.id";
 
-/// [`settle`] for many jobs at once; the result is in the order of `items`.
+/// [`settle`] for many jobs at once, in one statement and one transaction; the result is in
+/// the order of `items`.
+///
+/// * Rows another session holds locked, and rows whose guard no longer matches, are left by
+///   the statement and then settled one by one ([`settle`]), which waits for a lock (up to the
+///   lock timeout) and reports a lost guard with the job as it is now.
+/// * If the database refuses the statement because of one row's data, the batch changed
+///   nothing; every job is then settled one by one, and only the refused one fails.
+/// * The COMMIT goes through `jobs::commit`: when its answer is lost, the server is asked
+///   what became of the transaction before anything is reported.
 pub async fn settle_batch<C: GenericClient>(
     client: &C,
-    items: &[(&Job, &Lookup)],
+    items: &[(&Job, &Settlement)],
     actor: &str,
-) -> Result<Vec<Option<Settled>>> {
-    let mut out: Vec<Option<Settled>> = vec![None; items.len()];
-    let mut reqs = Vec::new();
-    for (i, (job, lookup)) in items.iter().enumerate() {
-        if let Some(req) = request(job, lookup, actor)? {
-            if req.action.to() == State::InFlight {
-                return Err(Error::bug("a reconcile move into in_flight"));
-            }
-            reqs.push((i, req));
-        }
-    }
+    target: &Target,
+) -> Result<Vec<Settled>> {
+    let reqs = items
+        .iter()
+        .map(|(job, s)| request(job, s, actor))
+        .collect::<Result<Vec<_>>>()?;
     if reqs.is_empty() {
-        return Ok(out);
+        return Ok(Vec::new());
     }
-    let ids: Vec<Uuid> = reqs.iter().map(|(_, r)| r.job_id).collect();
-    let versions: Vec<i64> = reqs.iter().map(|(_, r)| r.expect_version).collect();
-    let actions: Vec<&str> = reqs.iter().map(|(_, r)| r.action.as_str()).collect();
-    let to: Vec<&str> = reqs.iter().map(|(_, r)| r.action.to().as_str()).collect();
+    let ids: Vec<Uuid> = reqs.iter().map(|r| r.job_id).collect();
+    let versions: Vec<i64> = reqs.iter().map(|r| r.expect_version).collect();
+    let actions: Vec<&str> = reqs.iter().map(|r| r.action.as_str()).collect();
+    let to: Vec<&str> = reqs.iter().map(|r| r.action.to().as_str()).collect();
     let from: Vec<String> = reqs
         .iter()
-        .map(|(_, r)| {
+        .map(|r| {
             r.action
                 .from()
                 .iter()
@@ -241,10 +185,11 @@ pub async fn settle_batch<C: GenericClient>(
         .collect();
     let remote_ids: Vec<Option<&str>> = reqs
         .iter()
-        .map(|(_, r)| r.effects.remote_id.as_deref())
+        .map(|r| r.effects.remote_id.as_deref())
         .collect();
-    let reasons: Vec<Option<&str>> = reqs.iter().map(|(_, r)| r.reason.as_deref()).collect();
-    let evidence: Vec<&serde_json::Value> = reqs.iter().map(|(_, r)| &r.evidence).collect();
+    let reasons: Vec<Option<&str>> = reqs.iter().map(|r| r.reason.as_deref()).collect();
+    let evidence: Vec<&Value> = reqs.iter().map(|r| &r.evidence).collect();
+    let xid = commit::begin(client).await?;
     let rows = client
         .query(
             SETTLE_BATCH_SQL,
@@ -260,9 +205,31 @@ pub async fn settle_batch<C: GenericClient>(
                 &actor,
             ],
         )
-        .await?;
-    let mut moved: std::collections::HashMap<Uuid, State> =
-        std::collections::HashMap::with_capacity(rows.len());
+        .await;
+    let rows = match rows {
+        Ok(rows) => rows,
+        Err(e) => {
+            commit::rollback(client).await;
+            let e = Error::from(e);
+            if e.kind() == Kind::Busy {
+                return Ok(reqs
+                    .iter()
+                    .map(|_| Settled::Busy(e.message().to_string()))
+                    .collect());
+            }
+            if !refused_row(&e) {
+                return Err(e);
+            }
+            // One row's data was refused and the batch changed nothing: each on its own.
+            let mut out = Vec::with_capacity(items.len());
+            for (job, s) in items {
+                out.push(settle(client, job, s, actor, target).await?);
+            }
+            return Ok(out);
+        }
+    };
+    commit::commit(client, &xid, target).await?;
+    let mut moved: HashMap<Uuid, State> = HashMap::with_capacity(rows.len());
     for row in &rows {
         let id: Uuid = row.try_get(0)?;
         let state: String = row.try_get(1)?;
@@ -271,12 +238,13 @@ pub async fn settle_batch<C: GenericClient>(
             .map_err(|e| Error::bug(format!("moved row has {e}")))?;
         moved.insert(id, state);
     }
-    for (i, req) in &reqs {
-        out[*i] = match moved.remove(&req.job_id) {
-            Some(state) => Some(Settled::Moved(state)),
+    let mut out = Vec::with_capacity(items.len());
+    for (job, s) in items {
+        out.push(match moved.remove(&job.id) {
+            Some(state) => Settled::Moved(state),
             // Guard lost or row locked: one by one, which tells the two apart.
-            None => settle(client, items[*i].0, items[*i].1, actor).await?,
-        };
+            None => settle(client, job, s, actor, target).await?,
+        });
     }
     Ok(out)
 }

@@ -1,8 +1,12 @@
 //! The states of a publication job and the transition table of SPEC §2, as data.
 //!
 //! This table is the only place that says which move is allowed from where and by whom.
-//! Every guarded UPDATE takes its allowed from-states from here, so the worker API, the
-//! sweep, `mark` and `reconcile` cannot drift apart.
+//! Every guarded UPDATE takes its allowed from-states from here, every state or action name
+//! in a statement is rendered from here ([`State::literal`]), the groups of states other
+//! code needs ("waiting for a worker", "holding a lease", "needing a decision") are derived
+//! from it, and so are the commands a hint suggests ([`Action::command`]) and the help texts
+//! of `mark`, `sweep` and `reconcile`. So the worker API, the sweep, `mark`, `reconcile`, the
+//! inspection commands and the docs cannot drift apart: adding a transition is one row here.
 
 use std::fmt;
 use std::str::FromStr;
@@ -55,6 +59,66 @@ impl State {
         }
     }
 
+    /// This state as an SQL string literal (`'in_flight'`). Statements write state names as
+    /// literals, never as parameters, so the planner can match the partial indexes' predicates;
+    /// they come from here, never from input.
+    pub fn literal(self) -> String {
+        format!("'{}'", self.as_str())
+    }
+
+    /// Several states as SQL literals, comma separated (`'pending', 'safe_to_retry'`).
+    pub fn literals(states: &[State]) -> String {
+        states
+            .iter()
+            .map(|s| s.literal())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Waiting for a worker: the states a claim takes jobs from.
+    pub fn waiting() -> &'static [State] {
+        Action::Claim.from()
+    }
+
+    /// Holding a lease: the state a claim puts a job in, which the sweep rescues when its
+    /// lease expires.
+    pub fn leased() -> State {
+        Action::Claim.to()
+    }
+
+    /// Needing a decision: the states an operator settles (accepted or safe_to_retry).
+    pub fn unsettled() -> &'static [State] {
+        Action::MarkAccepted.from()
+    }
+
+    /// The state `reconcile` examines: the one every reconcile move can start from.
+    pub fn reconciled() -> State {
+        let mut moves = TRANSITIONS.iter().filter(|t| t.by == Role::Reconcile);
+        let first = moves.next().expect("BUG: the table has reconcile moves");
+        let common: Vec<State> = first
+            .from
+            .iter()
+            .copied()
+            .filter(|s| {
+                TRANSITIONS
+                    .iter()
+                    .filter(|t| t.by == Role::Reconcile)
+                    .all(|t| t.from.contains(s))
+            })
+            .collect();
+        match common.as_slice() {
+            [one] => *one,
+            _ => panic!("BUG: reconcile moves share no single from-state"),
+        }
+    }
+
+    /// Where the worker API puts a job the destination confirmed: the state almost every job
+    /// ends in (97% of a production table). The partial indexes of the open jobs leave it
+    /// out, and on a large table `status` estimates its count instead of reading it.
+    pub fn bulk() -> State {
+        Action::Complete.to()
+    }
+
     /// No transition leaves these states.
     pub fn is_terminal(self) -> bool {
         TRANSITIONS.iter().all(|t| !t.from.contains(&self))
@@ -98,10 +162,23 @@ pub enum Role {
     Reconcile,
 }
 
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Worker => "worker",
+            Role::Sweep => "sweep",
+            Role::Operator => "operator",
+            Role::Reconcile => "reconcile",
+        }
+    }
+}
+
 /// A named move; its name is what `job_events.action` records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
+    /// A job is created (no from-state).
+    Reserve,
     Claim,
     Renew,
     MarkSent,
@@ -119,8 +196,27 @@ pub enum Action {
 }
 
 impl Action {
+    pub const ALL: [Action; 15] = [
+        Action::Reserve,
+        Action::Claim,
+        Action::Renew,
+        Action::MarkSent,
+        Action::Complete,
+        Action::Fail,
+        Action::TimedOut,
+        Action::SweepUnsent,
+        Action::SweepSent,
+        Action::MarkAccepted,
+        Action::MarkSafeToRetry,
+        Action::MarkFailed,
+        Action::ReconcileAccepted,
+        Action::ReconcileSafeToRetry,
+        Action::ReconcileConflict,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
+            Action::Reserve => "reserve",
             Action::Claim => "claim",
             Action::Renew => "renew",
             Action::MarkSent => "mark_sent",
@@ -136,6 +232,44 @@ impl Action {
             Action::ReconcileSafeToRetry => "reconcile_safe_to_retry",
             Action::ReconcileConflict => "reconcile_conflict",
         }
+    }
+
+    /// This action's name as an SQL string literal (see [`State::literal`]).
+    pub fn literal(self) -> String {
+        format!("'{}'", self.as_str())
+    }
+
+    /// The `reconctl` subcommand that makes this move, for the moves a person or cron makes
+    /// (`mark accepted`, `sweep leases`, `reconcile`); `None` for the worker's own moves.
+    /// Every "run this" hint is built from here; a test checks each names a real subcommand.
+    pub fn command(self) -> Option<&'static str> {
+        match self {
+            Action::MarkAccepted => Some("mark accepted"),
+            Action::MarkSafeToRetry => Some("mark safe-to-retry"),
+            Action::MarkFailed => Some("mark failed"),
+            Action::ReconcileAccepted
+            | Action::ReconcileSafeToRetry
+            | Action::ReconcileConflict => Some("reconcile"),
+            Action::SweepSent | Action::SweepUnsent => Some("sweep leases"),
+            Action::Reserve
+            | Action::Claim
+            | Action::Renew
+            | Action::MarkSent
+            | Action::Complete
+            | Action::Fail
+            | Action::TimedOut => None,
+        }
+    }
+
+    /// The command line that makes this move on `job`, ready to copy (`reconctl mark
+    /// accepted ID --reason TEXT`).
+    pub fn command_line(self, job: &crate::jobs::Job) -> Option<String> {
+        let command = self.command()?;
+        Some(match self.transition().by {
+            Role::Operator => format!("reconctl {command} {} --reason TEXT", job.id),
+            Role::Reconcile => format!("reconctl {command} --destination {}", job.destination),
+            Role::Sweep | Role::Worker => format!("reconctl {command}"),
+        })
     }
 
     /// This action's row of the transition table.
@@ -155,6 +289,16 @@ impl Action {
     }
 }
 
+impl FromStr for Action {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Action::ALL
+            .into_iter()
+            .find(|a| a.as_str() == s)
+            .ok_or_else(|| format!("unknown action `{s}`"))
+    }
+}
+
 impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -171,10 +315,50 @@ pub struct Transition {
     pub condition: &'static str,
 }
 
+impl Transition {
+    /// `uncertain/conflict → accepted: the destination has it (remote_id recorded)`: the
+    /// row as help texts say it.
+    pub fn summary(&self) -> String {
+        let from: Vec<&str> = self.from.iter().map(|s| s.as_str()).collect();
+        format!("{} → {}: {}", from.join("/"), self.to, self.condition)
+    }
+}
+
+/// The table as README's "States and transitions" section shows it (a test keeps the README
+/// equal to this).
+pub fn transitions_markdown() -> String {
+    let mut out = String::from("| action | from | to | by | condition |\n|---|---|---|---|---|\n");
+    for t in TRANSITIONS {
+        let from: Vec<&str> = t.from.iter().map(|s| s.as_str()).collect();
+        let from = if from.is_empty() {
+            "(new job)".to_string()
+        } else {
+            from.join(", ")
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            t.action,
+            from,
+            t.to,
+            t.by.as_str(),
+            t.condition
+        ));
+    }
+    out
+}
+
 use State::*;
 
-/// SPEC §2, row for row.
+/// SPEC §2, row for row (creation, `reserve`, has no from-state: it is the first event of
+/// every job, written by the worker API's `reserve`).
 pub const TRANSITIONS: &[Transition] = &[
+    Transition {
+        action: Action::Reserve,
+        from: &[],
+        to: Pending,
+        by: Role::Worker,
+        condition: "a publishing intent is reserved: one job per business key",
+    },
     Transition {
         action: Action::Claim,
         from: &[Pending, SafeToRetry],
@@ -305,6 +489,28 @@ mod tests {
                 t.action
             );
         }
+    }
+
+    #[test]
+    fn every_action_has_its_name_and_a_row() {
+        for a in Action::ALL {
+            assert_eq!(a.as_str().parse::<Action>().unwrap(), a);
+            assert_eq!(a.transition().action, a);
+        }
+        assert_eq!(TRANSITIONS.len(), Action::ALL.len());
+    }
+
+    #[test]
+    fn derived_groups_of_states() {
+        assert_eq!(State::waiting(), &[Pending, SafeToRetry]);
+        assert_eq!(State::leased(), InFlight);
+        assert_eq!(State::unsettled(), &[Uncertain, Conflict]);
+        assert_eq!(State::reconciled(), Uncertain);
+        assert_eq!(State::bulk(), Accepted);
+        assert_eq!(
+            State::literals(State::waiting()),
+            "'pending', 'safe_to_retry'"
+        );
     }
 
     #[test]

@@ -8,8 +8,8 @@ use uuid::Uuid;
 
 use super::external_ref::is_external_ref;
 use super::model::{Event, Job, EVENT_COLUMNS, JOB_COLUMNS, JOB_COLUMN_COUNT};
-use super::state::Action;
-use crate::error::{Error, Result};
+use super::state::{Action, State};
+use crate::error::{Code, Error, Result};
 
 /// How a JOB argument names a job: its id, or its external_ref.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,7 +146,10 @@ pub enum MoveOutcome {
 ///
 /// `old` reads the job at the expected version within the statement's snapshot; versions
 /// only grow, so when the UPDATE matches `version = $2`, `old.state` is the state it left.
-const MOVE_SQL: &str = "
+/// A move into the leased state sets (or keeps) the lease; any other move clears it.
+static MOVE_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "
 WITH old AS (
     SELECT id, state AS from_state FROM publication_jobs WHERE id = $1 AND version = $2
 ), moved AS (
@@ -156,8 +159,8 @@ WITH old AS (
         updated_at = now(),
         state_changed_at = CASE WHEN j.state = $4 THEN j.state_changed_at ELSE now() END,
         attempts = j.attempts + $5::int,
-        lease_owner = CASE WHEN $4 = 'in_flight' THEN COALESCE($6, j.lease_owner) END,
-        lease_expires_at = CASE WHEN $4 = 'in_flight'
+        lease_owner = CASE WHEN $4 = {leased} THEN COALESCE($6, j.lease_owner) END,
+        lease_expires_at = CASE WHEN $4 = {leased}
             THEN COALESCE(now() + make_interval(secs => $7::float8), j.lease_expires_at) END,
         sent_at = CASE $8::text WHEN 'now' THEN now() WHEN 'clear' THEN NULL ELSE j.sent_at END,
         remote_id = COALESCE($9, j.remote_id),
@@ -176,7 +179,10 @@ SELECT moved.id, moved.tenant_id, moved.article_id, moved.revision_id, moved.des
        moved.last_error, moved.created_at, moved.updated_at, moved.state_changed_at,
        ev.id, ev.job_id, ev.at, ev.actor, ev.action, ev.from_state, ev.to_state,
        ev.from_version, ev.to_version, ev.reason, ev.evidence
-FROM moved, ev";
+FROM moved, ev",
+        leased = State::leased().literal()
+    )
+});
 
 pub async fn guarded_move<C: GenericClient>(client: &C, req: &MoveRequest) -> Result<MoveOutcome> {
     let from: Vec<&str> = req.action.from().iter().map(|s| s.as_str()).collect();
@@ -185,7 +191,7 @@ pub async fn guarded_move<C: GenericClient>(client: &C, req: &MoveRequest) -> Re
     let ttl: Option<f64> = req.effects.lease_ttl.map(|d| d.as_secs_f64());
     let rows = client
         .query(
-            MOVE_SQL,
+            MOVE_SQL.as_str(),
             &[
                 &req.job_id,
                 &req.expect_version,
@@ -249,7 +255,7 @@ pub fn version_conflict(req: &MoveRequest, current: Job) -> Error {
                 .join(" or ")
         )
     };
-    Error::conflict("version_conflict", message)
+    Error::new(Code::VersionConflict, message)
         .hinted("nothing changed; look at the job again with `reconctl jobs show`")
         .with_current(current)
 }

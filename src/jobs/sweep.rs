@@ -117,17 +117,6 @@ impl SweepReport {
     }
 }
 
-/// A list of states as SQL literals: `'in_flight'`. The names come from [`State::as_str`]
-/// (fixed identifiers, never input); writing them into the statement lets the planner match
-/// the partial index `ix_publication_jobs_lease (lease_expires_at) WHERE state = 'in_flight'`.
-fn state_literals(states: &[State]) -> String {
-    states
-        .iter()
-        .map(|s| format!("'{}'", s.as_str()))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// The states a sweep moves jobs out of: the union of both sweep rows' from-states.
 fn sweep_from_states() -> Vec<State> {
     let mut from: Vec<State> = Action::SweepUnsent.from().to_vec();
@@ -148,9 +137,9 @@ fn sweep_from_states() -> Vec<State> {
 /// when the batch is full, to the cutoff otherwise. `seen` counts the expired jobs in that range,
 /// as of the statement's snapshot, that the batch did not lock: the skipped ones.
 fn batch_sql(dry_run: bool, lock: bool) -> String {
-    let from = state_literals(&sweep_from_states());
-    let unsent_from = state_literals(Action::SweepUnsent.from());
-    let sent_from = state_literals(Action::SweepSent.from());
+    let from = State::literals(&sweep_from_states());
+    let unsent_from = State::literals(Action::SweepUnsent.from());
+    let sent_from = State::literals(Action::SweepSent.from());
     let unsent_to = Action::SweepUnsent.to().as_str();
     let sent_to = Action::SweepSent.to().as_str();
     let unsent_action = Action::SweepUnsent.as_str();
@@ -409,7 +398,7 @@ fn elapsed_ms(started: Instant) -> u64 {
 
 /// A batch failed: it changed nothing, but the batches before it are committed. Say so, and
 /// carry the counts so far (`-o json` shows them under `detail`).
-fn partial_failure(mut err: Error, report: &mut SweepReport, started: Instant) -> Error {
+fn partial_failure(err: Error, report: &mut SweepReport, started: Instant) -> Error {
     report.elapsed_ms = elapsed_ms(started);
     if report.batches == 0 {
         return err;
@@ -419,20 +408,19 @@ fn partial_failure(mut err: Error, report: &mut SweepReport, started: Instant) -
     } else {
         "committed"
     };
-    err.message = format!(
-        "{} (after {} batches {verb}: {} → {}, {} → {})",
-        err.message,
-        report.batches,
-        report.to_pending,
-        Action::SweepUnsent.to(),
-        report.to_uncertain,
-        Action::SweepSent.to(),
-    );
-    err.hint = Some(
-        "the failed batch changed nothing and the earlier ones stand; it is safe to run the sweep again"
-            .into(),
-    );
     let detail = serde_json::to_value(&*report).unwrap_or_default();
+    let err = err
+        .with_message(|m| {
+            format!(
+                "{m} (after {} batches {verb}: {} → {}, {} → {})",
+                report.batches,
+                report.to_pending,
+                Action::SweepUnsent.to(),
+                report.to_uncertain,
+                Action::SweepSent.to(),
+            )
+        })
+        .rehinted("the failed batch changed nothing and the earlier ones stand; it is safe to run the sweep again");
     err.with_detail(detail)
 }
 

@@ -13,7 +13,7 @@ use super::external_ref::{is_payload_hash, BusinessKey};
 use super::model::{Event, Job, JOB_COLUMNS, JOB_COLUMN_COUNT};
 use super::state::{Action, State};
 use super::store::{guarded_move_or_conflict, Effects, MoveRequest, SentAt};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 /// What `reserve` found.
 #[derive(Debug, Clone)]
@@ -32,7 +32,11 @@ impl Reservation {
     }
 }
 
-const RESERVE_SQL: &str = "
+/// Creation and its first event, in one statement. The action and the state names are the
+/// transition table's (`Action::Reserve`).
+static RESERVE_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "
 WITH ins AS (
     INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination, external_ref, payload_hash)
     VALUES ($1, $2, $3, $4, $5, $6)
@@ -40,7 +44,7 @@ WITH ins AS (
     RETURNING *
 ), ev AS (
     INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version, reason, evidence)
-    SELECT id, $7, 'reserve', NULL, state, NULL, version, NULL, jsonb_build_object('payload_hash', payload_hash)
+    SELECT id, $7, {reserve}, NULL, state, NULL, version, NULL, jsonb_build_object('payload_hash', payload_hash)
     FROM ins
     RETURNING *
 )
@@ -50,7 +54,10 @@ SELECT ins.id, ins.tenant_id, ins.article_id, ins.revision_id, ins.destination,
        ins.last_error, ins.created_at, ins.updated_at, ins.state_changed_at,
        ev.id, ev.job_id, ev.at, ev.actor, ev.action, ev.from_state, ev.to_state,
        ev.from_version, ev.to_version, ev.reason, ev.evidence
-FROM ins, ev";
+FROM ins, ev",
+        reserve = Action::Reserve.literal()
+    )
+});
 
 /// Reserve the one job of a publishing intent (SPEC §2). The unique business key decides
 /// races (`ON CONFLICT DO NOTHING` without a target: external_ref is unique too, and a racing
@@ -85,7 +92,7 @@ pub async fn reserve<C: GenericClient>(
     for _ in 0..5 {
         let rows = client
             .query(
-                RESERVE_SQL,
+                RESERVE_SQL.as_str(),
                 &[
                     &key.tenant_id,
                     &key.article_id,
@@ -115,8 +122,8 @@ pub async fn reserve<C: GenericClient>(
         if let Some(row) = existing {
             let job = Job::from_row(&row)?;
             if job.payload_hash != payload_hash {
-                return Err(Error::conflict(
-                    "payload_conflict",
+                return Err(Error::new(
+            Code::PayloadConflict,
                     format!(
                         "payload conflict: job {} ({}/{}/{}/{}) was reserved with payload {}, not {}",
                         job.id, job.tenant_id, job.article_id, job.revision_id, job.destination,
@@ -134,33 +141,51 @@ pub async fn reserve<C: GenericClient>(
     ))
 }
 
-const CLAIM_SQL_HEAD: &str = "
+/// The claim of the oldest claimable job, its move and its event, in one statement (`$1`
+/// destination or NULL, `$2` owner, `$3` lease seconds). The states are written as literals
+/// from the transition table, so the planner matches `ix_publication_jobs_claimable`.
+pub fn claim_sql() -> String {
+    let from = State::literals(Action::Claim.from());
+    format!(
+        "
 WITH c AS (
     SELECT id, state AS from_state FROM publication_jobs
-    WHERE state = ANY($1) AND ($2::text IS NULL OR destination = $2::text)
+    WHERE state IN ({from}) AND ($1::text IS NULL OR destination = $1::text)
     ORDER BY state_changed_at, id
     LIMIT 1
     FOR UPDATE SKIP LOCKED
 ), moved AS (
     UPDATE publication_jobs j SET
-        state = 'in_flight',
+        state = {to},
         version = j.version + 1,
         attempts = j.attempts + 1,
-        lease_owner = $3,
-        lease_expires_at = now() + make_interval(secs => $4::float8),
+        lease_owner = $2,
+        lease_expires_at = now() + make_interval(secs => $3::float8),
         sent_at = NULL,
         updated_at = now(),
         state_changed_at = now()
     FROM c
-    WHERE j.id = c.id AND j.state = ANY($1)
+    WHERE j.id = c.id AND j.state IN ({from})
     RETURNING j.*, c.from_state
 ), ev AS (
     INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version, reason, evidence)
-    SELECT id, $3, 'claim', from_state, state, version - 1, version, NULL,
+    SELECT id, $2, {claim}, from_state, state, version - 1, version, NULL,
            jsonb_build_object('lease_expires_at', lease_expires_at, 'attempt', attempts)
     FROM moved
     RETURNING *
-)";
+)
+SELECT {cols} FROM moved, ev",
+        to = Action::Claim.to().literal(),
+        claim = Action::Claim.literal(),
+        cols = JOB_COLUMNS
+            .split(", ")
+            .map(|c| format!("moved.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+static CLAIM_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(claim_sql);
 
 /// Claim the oldest claimable job (pending or safe_to_retry), optionally for one destination,
 /// skipping rows other workers hold locked. `None` when there is nothing to claim.
@@ -170,18 +195,11 @@ pub async fn claim<C: GenericClient>(
     lease: Duration,
     destination: Option<&str>,
 ) -> Result<Option<Job>> {
-    let from: Vec<&str> = Action::Claim.from().iter().map(|s| s.as_str()).collect();
-    debug_assert_eq!(Action::Claim.to(), State::InFlight);
-    let sql = format!(
-        "{CLAIM_SQL_HEAD} SELECT {cols} FROM moved, ev",
-        cols = JOB_COLUMNS
-            .split(", ")
-            .map(|c| format!("moved.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
     let rows = client
-        .query(&sql, &[&from, &destination, &owner, &lease.as_secs_f64()])
+        .query(
+            CLAIM_SQL.as_str(),
+            &[&destination, &owner, &lease.as_secs_f64()],
+        )
         .await?;
     rows.first().map(Job::from_row).transpose()
 }

@@ -1,8 +1,11 @@
 //! The HTTP side of a lookup: one GET, bounded in time and size, reduced to what it told us.
 //!
-//! Anything but a well-formed answer is a [`Answer::Fault`]: a redirect, a 5xx or 429, a body
-//! that is not JSON or is larger than the cap, a timeout, a refused connection. A fault never
-//! justifies a move, so it is never mistaken for "not found".
+//! Anything but a well-formed answer is a [`Answer::Fault`]: a redirect, a 5xx or 429, a 404
+//! (unless the destination is configured `not_found = "empty_or_404"`), a body that is not
+//! JSON or is larger than the cap, a timeout, a refused connection, a match whose id or hash
+//! is not a sane string (a NUL, a control character, too long, a hash that is not hex). A
+//! fault never justifies a move, so it is never mistaken for "not found", and what a hostile
+//! destination sends never reaches the database or a terminal unchecked.
 
 use std::time::{Duration, Instant};
 
@@ -11,15 +14,20 @@ use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
 use serde_json::Value;
 
 use super::Match;
-use crate::config::Destination;
+use crate::clock::DbClock;
+use crate::config::{Destination, NotFound};
 use crate::error::{Error, Result};
+
+/// The longest remote id or content hash accepted from a destination, in bytes.
+pub const MAX_ID_BYTES: usize = 512;
 
 /// What the destination said, reduced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
     /// A well-formed list of matches (possibly empty).
     Matches(Vec<Match>),
-    /// 404: the destination has nothing under this reference.
+    /// 404 from a destination configured `not_found = "empty_or_404"`: nothing under this
+    /// reference.
     NotFound,
     /// Anything else; the text says what, for a person (never the token).
     Fault(String),
@@ -31,11 +39,34 @@ pub struct Response {
     pub answer: Answer,
     /// The HTTP status, when one arrived.
     pub status: Option<u16>,
-    /// When the request was started (the clock a "not found" is judged by).
-    pub started_at: DateTime<Utc>,
+    /// When the request was started, on the database's clock (the clock `sent_at` is on,
+    /// and the one a "not found" is judged by).
+    pub asked_at: DateTime<Utc>,
     pub elapsed: Duration,
     /// The URL asked (config refuses credentials in it; the token travels in a header).
     pub url: String,
+    /// The query parameter that carries the reference (allowed in evidence).
+    ref_param: Option<String>,
+}
+
+impl Response {
+    /// The URL as events and messages record it: every query value but the reference's and
+    /// paging's redacted, the fragment dropped ([`redact_url`]).
+    pub fn url_for_evidence(&self) -> String {
+        redact_url(&self.url, self.ref_param.as_deref())
+    }
+
+    pub fn elapsed_ms(&self) -> u64 {
+        u64::try_from(self.elapsed.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// What went wrong, for evidence (null when the answer was well-formed).
+    pub fn fault(&self) -> serde_json::Value {
+        match &self.answer {
+            Answer::Fault(f) => serde_json::Value::String(f.clone()),
+            _ => serde_json::Value::Null,
+        }
+    }
 }
 
 /// The bearer token for a destination, read from the variable its config names. A missing
@@ -77,9 +108,10 @@ pub async fn fetch(
     token: Option<&HeaderValue>,
     external_ref: &str,
     max_body_bytes: u64,
+    clock: DbClock,
 ) -> Response {
     let url = dest.lookup_url.for_ref(external_ref);
-    let started_at = Utc::now();
+    let asked_at = clock.now();
     let start = Instant::now();
     // One deadline for connect, headers and body together: a destination that trickles its
     // body must not hold a lookup longer than its timeout.
@@ -101,9 +133,10 @@ pub async fn fetch(
     Response {
         answer,
         status,
-        started_at,
+        asked_at,
         elapsed: start.elapsed(),
         url,
+        ref_param: dest.lookup_url.ref_param(),
     }
 }
 
@@ -138,7 +171,15 @@ async fn exchange(
     let status = resp.status();
     let code = Some(status.as_u16());
     if status == reqwest::StatusCode::NOT_FOUND {
-        return (code, Answer::NotFound);
+        return match dest.not_found {
+            NotFound::EmptyOr404 => (code, Answer::NotFound),
+            NotFound::Empty => (
+                code,
+                Answer::Fault(format!(
+                    "HTTP {status} (for this destination a 404 is not \"no match\": not_found = \"empty\")"
+                )),
+            ),
+        };
     }
     if status.is_redirection() {
         let to = resp
@@ -272,11 +313,19 @@ pub fn parse_matches(body: &[u8], dest: &Destination) -> Answer {
                 ))
             }
         };
+        if let Err(why) = sane(&remote_id, false) {
+            return Answer::Fault(format!("match {i}'s remote id {why}"));
+        }
         let content_hash = match dest.content_hash.as_deref() {
             None => None,
             Some(p) => match item.pointer(p) {
                 None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s.clone()),
+                Some(Value::String(s)) => {
+                    if let Err(why) = sane(s, true) {
+                        return Answer::Fault(format!("match {i}'s content hash {why}"));
+                    }
+                    Some(s.clone())
+                }
                 Some(other) => {
                     return Answer::Fault(format!(
                         "match {i} has {} at \"{p}\", not a content hash",
@@ -286,11 +335,73 @@ pub fn parse_matches(body: &[u8], dest: &Destination) -> Answer {
             },
         };
         matches.push(Match {
-            remote_id: Some(remote_id),
+            remote_id,
             content_hash,
         });
     }
     Answer::Matches(matches)
+}
+
+/// Whether a remote id (or, `hex`, a content hash) from a destination is a string reconctl
+/// can store, compare and show: no control character (a NUL cannot even be stored in a
+/// PostgreSQL text column; an escape sequence could rewrite an operator's terminal), at most
+/// [`MAX_ID_BYTES`], and for a hash hex digits only. Why not, for the fault, shown escaped.
+fn sane(s: &str, hex: bool) -> std::result::Result<(), String> {
+    if s.len() > MAX_ID_BYTES {
+        return Err(format!(
+            "is {} bytes long, more than the {MAX_ID_BYTES} reconctl accepts",
+            s.len()
+        ));
+    }
+    if let Some(c) = s.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "contains the control character U+{:04X} ({})",
+            c as u32,
+            crate::ui::escape(&s.chars().take(80).collect::<String>())
+        ));
+    }
+    if hex && !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!(
+            "is not hexadecimal ({})",
+            crate::ui::escape(&s.chars().take(80).collect::<String>())
+        ));
+    }
+    Ok(())
+}
+
+/// The URL as events record it: the value of the parameter that carries the reference
+/// (`ref_param`, from the lookup_url template) and of paging parameters are kept; every
+/// other query value is replaced by `REDACTED` and the fragment dropped. An allow-list, not a
+/// list of suspicious names: an API key can hide behind any name (`pwd=`, `jwt=`, `access=`).
+pub fn redact_url(url: &str, ref_param: Option<&str>) -> String {
+    const KEEP: [&str; 8] = [
+        "external_ref",
+        "ref",
+        "page",
+        "per_page",
+        "page_size",
+        "limit",
+        "offset",
+        "cursor",
+    ];
+    let url = url.split_once('#').map_or(url, |(u, _)| u);
+    let Some((base, query)) = url.split_once('?') else {
+        return url.to_string();
+    };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let keep =
+                ref_param == Some(name) || KEEP.contains(&name.to_ascii_lowercase().as_str());
+            if keep || value.is_empty() {
+                pair.to_string()
+            } else {
+                format!("{name}=REDACTED")
+            }
+        })
+        .collect();
+    format!("{base}?{}", pairs.join("&"))
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -329,11 +440,11 @@ mod tests {
             a,
             Answer::Matches(vec![
                 Match {
-                    remote_id: Some("7".into()),
+                    remote_id: "7".into(),
                     content_hash: Some("ab".into())
                 },
                 Match {
-                    remote_id: Some("x".into()),
+                    remote_id: "x".into(),
                     content_hash: None
                 }
             ])
@@ -351,6 +462,53 @@ mod tests {
             parse_matches(br#"{"data":{"items":[{"h":"ab"}]}}"#, &d),
             Answer::Fault(_)
         ));
+    }
+
+    #[test]
+    fn hostile_ids_and_hashes_are_faults() {
+        let d = dest("content_hash = \"/h\"\n");
+        for body in [
+            r#"[{"id":"a\u0000b"}]"#,
+            r#"[{"id":"\u001b]0;pwned\u0007"}]"#,
+            r#"[{"id":"two\nlines"}]"#,
+            r#"[{"id":"ok","h":"zz"}]"#,
+            r#"[{"id":"ok","h":"ab\u0000"}]"#,
+        ] {
+            assert!(
+                matches!(parse_matches(body.as_bytes(), &d), Answer::Fault(_)),
+                "{body}"
+            );
+        }
+        let long = format!(r#"[{{"id":"{}"}}]"#, "x".repeat(MAX_ID_BYTES + 1));
+        assert!(matches!(
+            parse_matches(long.as_bytes(), &d),
+            Answer::Fault(_)
+        ));
+        let fine = format!(r#"[{{"id":"{}","h":"AB01"}}]"#, "x".repeat(MAX_ID_BYTES));
+        assert!(matches!(
+            parse_matches(fine.as_bytes(), &d),
+            Answer::Matches(_)
+        ));
+    }
+
+    #[test]
+    fn evidence_urls_keep_only_the_reference_and_paging() {
+        assert_eq!(
+            redact_url(
+                "https://cms/a?external_ref=pub_1&api_key=s3cret&pwd=x&jwt=y&access=z&page=2#token=t",
+                None
+            ),
+            "https://cms/a?external_ref=pub_1&api_key=REDACTED&pwd=REDACTED&jwt=REDACTED&access=REDACTED&page=2"
+        );
+        assert_eq!(
+            redact_url("http://cms/a?q=pub_1&sig=abc", Some("q")),
+            "http://cms/a?q=pub_1&sig=REDACTED"
+        );
+        assert_eq!(redact_url("http://cms/a/pub_1", None), "http://cms/a/pub_1");
+        assert_eq!(
+            redact_url("http://cms/a/pub_1#frag", None),
+            "http://cms/a/pub_1"
+        );
     }
 
     #[test]

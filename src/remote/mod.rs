@@ -1,17 +1,26 @@
 //! Asking a destination whether it holds a publication with a job's external reference, and
 //! what that evidence justifies (SPEC §3 "Lookup verdicts", §4).
+//!
+//! [`Lookups`] is resolved once per run (the config's destinations and the one HTTP client)
+//! and passed down; [`Lookups::destination`] gives a [`Dest`] ready to be asked (configured,
+//! its token read), or the one error saying how to configure it. A [`Dest`] asks
+//! ([`Dest::ask`]) and checks its own lookup ([`controls`]): a "not found" is evidence only
+//! from a destination whose controls passed.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SecondsFormat, Utc};
+use reqwest::header::HeaderValue;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::clock::DbClock;
 use crate::config::{Config, Destination};
-use crate::context::Context;
 use crate::error::{Error, Result};
 
-pub mod devserver;
+pub mod controls;
 pub mod http;
 pub mod verdict;
+
+pub use controls::Controls;
 
 /// What the destination answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -21,6 +30,17 @@ pub enum Outcome {
     NotFound,
     Ambiguous,
     Unreachable,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Found => "found",
+            Outcome::NotFound => "not_found",
+            Outcome::Ambiguous => "ambiguous",
+            Outcome::Unreachable => "unreachable",
+        }
+    }
 }
 
 /// What the answer justifies.
@@ -45,19 +65,22 @@ impl Verdict {
         }
     }
 
-    /// Only these ever move a job.
+    /// A definite answer: every verdict but `unknown` (`remote lookup` exits 0 on these).
+    /// Of them, only accept, safe_to_retry and conflict move a job.
     pub fn is_definite(self) -> bool {
         self != Verdict::Unknown
     }
 }
 
+/// One publication the destination reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Match {
-    pub remote_id: Option<String>,
+    pub remote_id: String,
     pub content_hash: Option<String>,
 }
 
-/// One lookup and its verdict. Serialises to SPEC §5's `remote lookup` object (plus `reason`).
+/// One lookup and its verdict. Serialises to SPEC §5's `remote lookup` object (plus `reason`
+/// and, when they were checked, the destination's `controls`).
 #[derive(Debug, Clone, Serialize)]
 pub struct Lookup {
     pub destination: String,
@@ -68,9 +91,61 @@ pub struct Lookup {
     pub verdict: Verdict,
     /// One line a person can act on.
     pub reason: String,
-    /// What an event records: HTTP status, the URL without secrets, when, how long.
+    /// The destination's controls this verdict relied on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controls: Option<Controls>,
+    /// What an event records: HTTP status, the URL without secrets, when (database clock),
+    /// how long, the controls.
     #[serde(skip)]
     pub evidence: Value,
+}
+
+impl Lookup {
+    /// A verdict that came without asking: the destination cannot be asked (not configured,
+    /// no token), or its controls failed and its answers prove nothing.
+    pub fn not_asked(destination: &str, external_ref: &str, why: String) -> Lookup {
+        Lookup {
+            destination: destination.to_string(),
+            external_ref: external_ref.to_string(),
+            outcome: Outcome::Unreachable,
+            matches: Vec::new(),
+            content_match: None,
+            verdict: Verdict::Unknown,
+            reason: format!("not looked up: {why}"),
+            controls: None,
+            evidence: Value::Null,
+        }
+    }
+
+    /// This lookup as judged under the destination's `controls`: when they failed, nothing
+    /// the destination said is evidence, and the verdict is `unknown` saying why.
+    pub fn under(mut self, controls: &Controls) -> Lookup {
+        if let Some(failure) = controls.failure() {
+            self.reason = format!(
+                "not trusted: {failure}; the answer for this job ({}) proves nothing until the controls pass",
+                self.outcome.as_str()
+            );
+            self.verdict = Verdict::Unknown;
+            if let Some(l) = self.evidence.get_mut("lookup") {
+                l["verdict"] = serde_json::to_value(self.verdict).unwrap_or(Value::Null);
+                l["reason"] = self.reason.clone().into();
+            }
+        }
+        if let Some(l) = self.evidence.get_mut("lookup") {
+            l["controls"] = controls.evidence();
+        }
+        self.controls = Some(controls.clone());
+        self
+    }
+}
+
+/// What the job says about itself, for judging the answer: its payload hash (compared with
+/// the match's content hash) and when it was sent (database clock; a "not found" is trusted
+/// only `settle_after` later).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Expect<'a> {
+    pub payload_hash: Option<&'a str>,
+    pub sent_at: Option<DateTime<Utc>>,
 }
 
 /// The one HTTP client: rustls, a User-Agent naming reconctl, redirects never followed
@@ -84,161 +159,123 @@ pub fn build_client() -> Result<reqwest::Client> {
         .map_err(|e| Error::bug(format!("HTTP client setup: {e}")))
 }
 
-/// Look `external_ref` up at `destination` (which must be configured), and judge it against
-/// the job's payload hash and when it was sent.
-///
-/// Errors (never a verdict): the config cannot be read, the destination is not configured
-/// (exit 2), its token variable is missing (exit 2). Everything that goes wrong on the wire is
-/// a verdict of `unknown`, not an error.
-pub async fn lookup(
-    ctx: &Context,
-    destination: &str,
-    external_ref: &str,
-    payload_hash: Option<&str>,
-    sent_at: Option<DateTime<Utc>>,
-) -> Result<Lookup> {
-    let config = ctx.config()?;
-    let dest = configured(config, destination)?;
-    let token = http::bearer(destination, dest)?;
-    Ok(lookup_at(
-        ctx.http()?,
-        destination,
-        dest,
-        token.as_ref(),
-        config.lookup.max_body_bytes,
-        external_ref,
-        payload_hash,
-        sent_at,
-    )
-    .await)
+/// The destinations of the config and the HTTP client that asks them, resolved once per run.
+#[derive(Debug, Clone, Copy)]
+pub struct Lookups<'a> {
+    config: &'a Config,
+    http: &'a reqwest::Client,
 }
 
-/// The destination's config, or a usage error (exit 2) saying how to configure it.
-pub fn configured<'c>(config: &'c Config, destination: &str) -> Result<&'c Destination> {
-    config.destination(destination).ok_or_else(|| {
-        let where_ = match &config.path {
-            Some(p) => format!("to {}", p.display()),
-            None => "to a config file (--config FILE or RECONCTL_CONFIG)".to_string(),
-        };
-        Error::config(format!("destination {destination} is not configured")).hinted(format!(
-            "add a [destinations.{destination}] section with its lookup_url {where_}"
-        ))
-    })
-}
-
-/// One lookup with everything resolved (what `reconcile` calls for each job).
-#[allow(clippy::too_many_arguments)]
-pub async fn lookup_at(
-    client: &reqwest::Client,
-    destination: &str,
-    dest: &Destination,
-    token: Option<&reqwest::header::HeaderValue>,
-    max_body_bytes: u64,
-    external_ref: &str,
-    payload_hash: Option<&str>,
-    sent_at: Option<DateTime<Utc>>,
-) -> Lookup {
-    let resp = http::fetch(client, dest, token, external_ref, max_body_bytes).await;
-    let j = verdict::judge(
-        &resp.answer,
-        payload_hash,
-        sent_at,
-        resp.started_at,
-        dest.settle_after,
-    );
-    let matches = match &resp.answer {
-        http::Answer::Matches(m) => m.clone(),
-        _ => Vec::new(),
-    };
-    let fault = match &resp.answer {
-        http::Answer::Fault(f) => Value::String(f.clone()),
-        _ => Value::Null,
-    };
-    let evidence = serde_json::json!({
-        "lookup": {
-            "destination": destination,
-            "url": redact_url(&resp.url),
-            "http_status": resp.status,
-            "at": resp.started_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            "elapsed_ms": u64::try_from(resp.elapsed.as_millis()).unwrap_or(u64::MAX),
-            "outcome": j.outcome,
-            "matches": matches,
-            "content_match": j.content_match,
-            "payload_hash": payload_hash,
-            "sent_at": sent_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)),
-            "settle_after_secs": dest.settle_after.as_secs(),
-            "verdict": j.verdict,
-            "reason": j.reason,
-            "fault": fault,
-        }
-    });
-    Lookup {
-        destination: destination.to_string(),
-        external_ref: external_ref.to_string(),
-        outcome: j.outcome,
-        matches,
-        content_match: j.content_match,
-        verdict: j.verdict,
-        reason: j.reason,
-        evidence,
+impl<'a> Lookups<'a> {
+    pub fn new(config: &'a Config, http: &'a reqwest::Client) -> Lookups<'a> {
+        Lookups { config, http }
     }
-}
 
-/// The URL as events record it: query values whose names look like credentials (an API key
-/// some CMS wants in the query string) are replaced, so the audit log never stores them.
-pub fn redact_url(url: &str) -> String {
-    const SENSITIVE: [&str; 8] = [
-        "token",
-        "key",
-        "secret",
-        "sig",
-        "pass",
-        "auth",
-        "credential",
-        "session",
-    ];
-    let Some((base, query)) = url.split_once('?') else {
-        return url.to_string();
-    };
-    let (query, fragment) = match query.split_once('#') {
-        Some((q, f)) => (q, Some(f)),
-        None => (query, None),
-    };
-    let pairs: Vec<String> = query
-        .split('&')
-        .map(|pair| match pair.split_once('=') {
-            Some((name, _))
-                if SENSITIVE
-                    .iter()
-                    .any(|s| name.to_ascii_lowercase().contains(s)) =>
-            {
-                format!("{name}=REDACTED")
-            }
-            _ => pair.to_string(),
+    pub fn config(&self) -> &'a Config {
+        self.config
+    }
+
+    /// A destination ready to be asked: configured, and its token (if it has one) read from
+    /// the environment. Errors, exit 2: not configured (saying where to add it), the token
+    /// variable not set (naming the variable, never a value).
+    pub fn destination(&self, name: &str) -> Result<Dest<'a>> {
+        let settings = self.config.destination(name).ok_or_else(|| {
+            let where_ = match &self.config.path {
+                Some(p) => format!("to {}", p.display()),
+                None => "to a config file (--config FILE or RECONCTL_CONFIG)".to_string(),
+            };
+            Error::config(format!("destination {name} is not configured")).hinted(format!(
+                "add a [destinations.{name}] section with its lookup_url {where_}"
+            ))
+        })?;
+        let token = http::bearer(name, settings)?;
+        Ok(Dest {
+            name: name.to_string(),
+            settings,
+            token,
+            http: self.http,
+            max_body: self.config.lookup.max_body_bytes,
         })
-        .collect();
-    let mut out = format!("{base}?{}", pairs.join("&"));
-    if let Some(f) = fragment {
-        out.push('#');
-        out.push_str(f);
     }
-    out
 }
 
-#[cfg(test)]
-mod redact_tests {
-    use super::redact_url;
+/// One destination, ready to be asked.
+#[derive(Debug, Clone)]
+pub struct Dest<'a> {
+    name: String,
+    settings: &'a Destination,
+    token: Option<HeaderValue>,
+    http: &'a reqwest::Client,
+    max_body: u64,
+}
 
-    #[test]
-    fn credentials_in_the_query_are_redacted() {
-        assert_eq!(
-            redact_url("https://cms/a?external_ref=pub_1&api_key=s3cret&X-Amz-Signature=abc"),
-            "https://cms/a?external_ref=pub_1&api_key=REDACTED&X-Amz-Signature=REDACTED"
+impl Dest<'_> {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn settings(&self) -> &Destination {
+        self.settings
+    }
+
+    /// One request for `external_ref`, reduced to what it told us (never an error: every
+    /// failure to get a well-formed answer is an [`http::Answer::Fault`]).
+    pub async fn fetch(&self, external_ref: &str, clock: DbClock) -> http::Response {
+        http::fetch(
+            self.http,
+            self.settings,
+            self.token.as_ref(),
+            external_ref,
+            self.max_body,
+            clock,
+        )
+        .await
+    }
+
+    /// Ask for `external_ref` and judge the answer against what the job expects (SPEC §3's
+    /// verdicts). Everything that goes wrong on the wire is a verdict of `unknown`, not an
+    /// error. The verdict is the answer's alone: see [`Lookup::under`] for the controls.
+    pub async fn ask(&self, external_ref: &str, expect: Expect<'_>, clock: DbClock) -> Lookup {
+        let resp = self.fetch(external_ref, clock).await;
+        let j = verdict::judge(
+            &resp.answer,
+            expect.payload_hash,
+            expect.sent_at,
+            resp.asked_at,
+            self.settings.settle_after,
         );
-        assert_eq!(
-            redact_url("http://cms/a?external_ref=pub_1"),
-            "http://cms/a?external_ref=pub_1"
-        );
-        assert_eq!(redact_url("http://cms/a/pub_1"), "http://cms/a/pub_1");
+        let matches = match &resp.answer {
+            http::Answer::Matches(m) => m.clone(),
+            _ => Vec::new(),
+        };
+        let evidence = serde_json::json!({
+            "lookup": {
+                "destination": self.name,
+                "url": resp.url_for_evidence(),
+                "http_status": resp.status,
+                "at": resp.asked_at.to_rfc3339_opts(SecondsFormat::Millis, true),
+                "elapsed_ms": resp.elapsed_ms(),
+                "outcome": j.outcome,
+                "matches": matches,
+                "content_match": j.content_match,
+                "payload_hash": expect.payload_hash,
+                "sent_at": expect.sent_at.map(|t| t.to_rfc3339_opts(SecondsFormat::Micros, true)),
+                "settle_after_secs": self.settings.settle_after.as_secs(),
+                "verdict": j.verdict,
+                "reason": j.reason,
+                "fault": resp.fault(),
+            }
+        });
+        Lookup {
+            destination: self.name.clone(),
+            external_ref: external_ref.to_string(),
+            outcome: j.outcome,
+            matches,
+            content_match: j.content_match,
+            verdict: j.verdict,
+            reason: j.reason,
+            controls: None,
+            evidence,
+        }
     }
 }

@@ -51,7 +51,7 @@ pub fn judge(
             let ids: Vec<&str> = m
                 .iter()
                 .take(5)
-                .map(|x| x.remote_id.as_deref().unwrap_or("?"))
+                .map(|x| x.remote_id.as_str())
                 .collect();
             let more = if m.len() > 5 { ", …" } else { "" };
             Judgement {
@@ -69,7 +69,7 @@ pub fn judge(
 }
 
 fn one_match(m: &Match, payload_hash: Option<&str>) -> Judgement {
-    let id = m.remote_id.as_deref().unwrap_or("?");
+    let id = m.remote_id.as_str();
     let content_match = match (payload_hash, m.content_hash.as_deref()) {
         (Some(ours), Some(theirs)) => Some(ours.trim().eq_ignore_ascii_case(theirs.trim())),
         _ => None,
@@ -153,7 +153,7 @@ mod tests {
 
     fn m(id: &str, hash: Option<&str>) -> Match {
         Match {
-            remote_id: Some(id.into()),
+            remote_id: id.into(),
             content_hash: hash.map(Into::into),
         }
     }

@@ -344,11 +344,11 @@ mod tests {
         let err = with_server_binaries(vec![empty]).unwrap_err();
         assert_eq!(err.exit_code(), 1);
         assert!(
-            err.message.contains("initdb, pg_ctl, postgres"),
+            err.message().contains("initdb, pg_ctl, postgres"),
             "{}",
-            err.message
+            err.message()
         );
-        let hint = err.hint.unwrap_or_default();
+        let hint = err.hints().join("\n");
         assert!(hint.contains("apt-get install postgresql"), "{hint}");
         assert!(hint.contains("PG_BIN"), "{hint}");
     }

@@ -8,7 +8,7 @@ use serde_json::json;
 use super::scenario::{Fate, Publisher, Sent};
 use crate::error::{Error, Result};
 use crate::jobs::Job;
-use crate::remote::devserver::{DevServer, Options};
+use crate::sandbox::devserver::{DevServer, Options};
 
 /// How long the sandbox's worker waits for an answer (what its timeouts report).
 const SEND_TIMEOUT: Duration = Duration::from_secs(5);
@@ -23,8 +23,7 @@ impl LocalDestination {
         let server = DevServer::start(
             "127.0.0.1:0".parse().expect("a socket address"),
             Options::default(),
-        )
-        .await?;
+        )?;
         let http = reqwest::Client::builder()
             .timeout(SEND_TIMEOUT)
             .build()

@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{Sandbox, Seeded};
+use crate::config::Config;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::jobs::query::{self, Listing};
-use crate::remote::Verdict;
+use crate::remote::{Expect, Lookups, Verdict};
 
 /// One command of the walk-through.
 #[derive(Debug, Clone, Serialize)]
@@ -144,21 +145,25 @@ impl Runner {
     }
 }
 
-/// Count uncertain jobs, and how many of them a lookup now would settle.
+/// Count uncertain jobs, and how many of them a lookup now would settle (asked in-process,
+/// with the sandbox's own config).
 pub async fn uncertain_and_settleable(ctx: &Context, sandbox: &Sandbox) -> Result<(usize, usize)> {
-    let ctx = &sandbox.context(ctx);
     let client = sandbox.connect(&ctx.limits).await?;
     let page = query::page(&client, &Listing::uncertain(None), 10_000, None).await?;
+    let clock = query::db_clock(&client).await?;
+    let config = Config::load(Some(&sandbox.config_path))?;
+    let http = crate::remote::build_client()?;
+    let lookups = Lookups::new(&config, &http);
     let mut settleable = 0;
     for job in &page.jobs {
-        let lookup = crate::remote::lookup(
-            ctx,
-            &job.destination,
-            &job.external_ref,
-            Some(&job.payload_hash),
-            job.sent_at,
-        )
-        .await?;
+        let expect = Expect {
+            payload_hash: Some(&job.payload_hash),
+            sent_at: job.sent_at,
+        };
+        let lookup = lookups
+            .destination(&job.destination)?
+            .ask(&job.external_ref, expect, clock)
+            .await;
         if matches!(
             lookup.verdict,
             Verdict::Accept | Verdict::SafeToRetry | Verdict::Conflict
@@ -179,6 +184,14 @@ pub async fn drill(
     let runner = Runner::new(ctx, sandbox)?;
     let (uncertain_before, _) = uncertain_and_settleable(ctx, sandbox).await?;
     let lookup_job = seeded.lookup_example.to_string();
+    // The same destination with a typo in lookup_url's path: every lookup answers 404,
+    // which a careless tool would read as "not found" and retry (a duplicate publication).
+    let typo_config = sandbox.dir.path().join("config-with-a-typo.toml");
+    std::fs::write(
+        &typo_config,
+        std::fs::read_to_string(&sandbox.config_path)?.replace("/articles?", "/article?"),
+    )?;
+    let typo_config = typo_config.display().to_string();
     // (why, the command, its acceptable exit codes, wait out settle_after first)
     let plan: Vec<(&str, Vec<&str>, Vec<i32>, bool)> = vec![
         (
@@ -203,6 +216,12 @@ pub async fn drill(
             "Ask the destination about one of the uncertain jobs",
             vec!["remote", "lookup", &lookup_job],
             vec![0],
+            false,
+        ),
+        (
+            "A config with a typo in lookup_url's path is caught: the destination answers 404 for everything, the positive control fails, the verdict is unknown (exit 1) and nothing would move",
+            vec!["--config", &typo_config, "remote", "lookup", &lookup_job],
+            vec![1],
             false,
         ),
         (

@@ -7,13 +7,13 @@
 
 pub mod cluster;
 pub mod destination;
+pub mod devserver;
 pub mod drill;
 pub mod scenario;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::context::Context;
 use crate::db::{SessionLimits, Target};
 use crate::error::{Error, Result};
 
@@ -107,16 +107,20 @@ impl Sandbox {
             }
         }
         let destination = LocalDestination::start().await?;
+        let seeded =
+            scenario::seed(&client, &destination, DESTINATION, PRODUCER, SETTLE_AFTER).await?;
+        // The canary: a publication the destination holds from the start, so its positive
+        // control passes before any accepted job's send is older than settle_after.
         let config = format!(
             "# Written by `reconctl sandbox`; removed when it stops.\n{}",
-            destination
-                .server
-                .config_toml(DESTINATION, &format!("{}s", SETTLE_AFTER.as_secs()))
+            destination.server.config_toml(
+                DESTINATION,
+                &format!("{}s", SETTLE_AFTER.as_secs()),
+                Some(&seeded.canary_ref)
+            )
         );
         std::fs::write(&config_path, config)
             .map_err(|e| Error::runtime(format!("cannot write {}: {e}", config_path.display())))?;
-        let seeded =
-            scenario::seed(&client, &destination, DESTINATION, PRODUCER, SETTLE_AFTER).await?;
         Ok(Sandbox {
             destination,
             seeded,
@@ -133,15 +137,6 @@ impl Sandbox {
 
     pub async fn connect(&self, limits: &SessionLimits) -> Result<tokio_postgres::Client> {
         self.target(limits)?.connect().await
-    }
-
-    /// A context pointed at the sandbox (its database and config), for in-process lookups.
-    pub fn context(&self, ctx: &Context) -> Context {
-        let mut globals = ctx.globals.clone();
-        globals.database_url = Some(self.database_url.clone());
-        globals.config = Some(self.config_path.clone());
-        globals.actor = Some(ctx.actor.clone());
-        Context::new(globals)
     }
 
     /// The cluster's data directory, when the sandbox started one.

@@ -78,6 +78,8 @@ pub struct Seeded {
     pub out_of_order: String,
     /// An uncertain job the destination has: the one the drill looks up.
     pub lookup_example: Uuid,
+    /// An accepted job's external_ref: the destination's canary (its positive control).
+    pub canary_ref: String,
     /// When the last send was marked (the drill waits `settle_after` from here).
     #[serde(skip)]
     pub last_sent: Instant,
@@ -213,10 +215,12 @@ pub async fn seed<C: GenericClient, S: Publisher>(
 
     // The bulk: published and confirmed.
     let mut accepted = 0;
+    let mut canary_ref = None;
     for _ in 0..36 {
         let key = m.key("1");
         let job = m.job(key, Fate::Arrives, true).await?;
         m.expect(&job, State::Accepted)?;
+        canary_ref.get_or_insert(job.external_ref);
         accepted += 1;
     }
 
@@ -234,7 +238,7 @@ pub async fn seed<C: GenericClient, S: Publisher>(
     let payload_conflict = format!("{}/{}/{}", key.tenant_id, key.article_id, key.revision_id);
     let payload_conflict_error =
         match worker::reserve(client, &key, &payload_hash(&other), actor).await {
-            Err(e) if e.code == "payload_conflict" => e.message,
+            Err(e) if e.code() == crate::error::Code::PayloadConflict => e.message().to_string(),
             Err(e) => return Err(e),
             Ok(_) => {
                 return Err(Error::bug(
@@ -317,6 +321,7 @@ pub async fn seed<C: GenericClient, S: Publisher>(
         payload_conflict_job: original.id,
         out_of_order,
         lookup_example: lookup_example.ok_or_else(|| Error::bug("sandbox: no uncertain job"))?,
+        canary_ref: canary_ref.ok_or_else(|| Error::bug("sandbox: no accepted job"))?,
         last_sent: m.last_sent,
         leases_expired: m.leases_expired,
         settle_after,

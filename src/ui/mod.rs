@@ -11,6 +11,10 @@ use serde_json::Value;
 use crate::error::{Error, Kind, Result};
 use crate::jobs::State;
 
+mod stream;
+
+pub use stream::Stream;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
 pub enum Format {
     #[default]
@@ -50,13 +54,9 @@ pub struct Ui {
     width: Option<u16>,
 }
 
-pub fn broken_pipe() -> Error {
-    Error::new(Kind::Runtime, "broken_pipe", "stdout was closed")
-}
-
 fn write_err(e: io::Error) -> Error {
     if e.kind() == io::ErrorKind::BrokenPipe {
-        broken_pipe()
+        Error::broken_pipe()
     } else {
         Error::runtime(format!("cannot write output: {e}"))
     }
@@ -178,7 +178,10 @@ impl Ui {
     /// Report a failure: on stderr for people; with `-o json`/`jsonl`, also the error object
     /// on stdout for scripts.
     pub fn error(&self, err: &Error) {
-        if self.is_json() {
+        if err.kind() == Kind::BrokenPipe {
+            return;
+        }
+        if self.is_json() && !err.is_in_output() {
             let doc = err.to_json();
             let text = if self.format == Format::Json {
                 serde_json::to_string_pretty(&doc)
@@ -188,8 +191,8 @@ impl Ui {
             let _ = self.out(&text.unwrap_or_default());
         }
         let mut e = io::stderr().lock();
-        let _ = writeln!(e, "{}: {}", self.paint("error", Color::Red), err.message);
-        if let Some(hint) = &err.hint {
+        let _ = writeln!(e, "{}: {}", self.paint("error", Color::Red), err.message());
+        for hint in err.hints() {
             let _ = writeln!(e, "{}: {hint}", self.paint("hint", Color::Cyan));
         }
     }
@@ -263,25 +266,45 @@ impl Ui {
         if !self.color {
             return cell;
         }
-        match state {
-            State::Uncertain | State::Conflict => cell.fg(Color::Red),
-            State::InFlight | State::Pending | State::SafeToRetry => cell.fg(Color::Yellow),
-            State::Accepted => cell.fg(Color::Green),
-            State::Failed => cell.fg(Color::DarkGrey),
+        if State::unsettled().contains(&state) {
+            cell.fg(Color::Red)
+        } else if State::waiting().contains(&state) || state == State::leased() {
+            cell.fg(Color::Yellow)
+        } else if state == State::bulk() {
+            cell.fg(Color::Green)
+        } else {
+            cell.fg(Color::DarkGrey)
         }
     }
 
-    /// A progress bar on a terminal only (never in scripts, never with JSON or `-q`).
-    pub fn progress(&self, len: Option<u64>) -> indicatif::ProgressBar {
-        if self.quiet || !self.stderr_tty || self.is_json() {
+    /// A progress bar on stderr when it is a terminal (never in a pipe, in cron or with
+    /// `-q`): the label, the count (of `len` when known), the rate and the time left.
+    pub fn progress(&self, label: &str, len: Option<u64>) -> indicatif::ProgressBar {
+        if self.quiet || !self.stderr_tty {
             return indicatif::ProgressBar::hidden();
         }
-        let pb = match len {
-            Some(n) => indicatif::ProgressBar::new(n),
-            None => indicatif::ProgressBar::new_spinner(),
+        let (pb, template) = match len {
+            Some(n) => (
+                indicatif::ProgressBar::new(n),
+                "{msg} [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)",
+            ),
+            None => (
+                indicatif::ProgressBar::new_spinner(),
+                "{spinner} {msg}: {pos} ({per_sec}, {elapsed})",
+            ),
         };
+        if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+            pb.set_style(style.progress_chars("=> "));
+        }
         pb.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        pb.set_message(label.to_string());
         pb
+    }
+
+    /// The width tables fit (`COLUMNS`, else the terminal's); `None` in a pipe without
+    /// `COLUMNS`: nothing is cut.
+    pub fn width(&self) -> Option<u16> {
+        self.width
     }
 
     pub fn stdout_is_terminal(&self) -> bool {
@@ -289,7 +312,54 @@ impl Ui {
     }
 }
 
+/// A string from outside (a destination's answer, a job column a worker wrote, a reason, an
+/// actor) as a terminal may show it: one line, control characters and the bidirectional
+/// overrides that can disguise a line written out visibly (`\n`, `\x1b`, `\u{202e}`), so
+/// no value can retitle the terminal, clear the screen or forge a line of output. JSON output
+/// stays exact; only tables and messages go through here.
+pub fn escape(s: &str) -> String {
+    if !s.chars().any(needs_escape) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x100 && needs_escape(c) => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if needs_escape(c) => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 fn crossterm_width() -> Option<u16> {
     // comfy-table already depends on crossterm; reuse it for the terminal size.
     comfy_table::Table::new().width()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn escape_shows_control_characters_visibly() {
+        assert_eq!(escape("art-17"), "art-17");
+        assert_eq!(escape("a\nb"), "a\\nb");
+        assert_eq!(escape("\u{1b}]0;pwned\u{7}"), "\\x1b]0;pwned\\x07");
+        assert_eq!(escape("\u{1b}[2J"), "\\x1b[2J");
+        assert_eq!(escape("x\u{0}y"), "x\\x00y");
+        assert_eq!(escape("\u{202e}evil"), "\\u{202e}evil");
+        assert_eq!(escape("\u{9b}"), "\\x9b");
+        assert_eq!(escape("café → ok"), "café → ok");
+    }
 }

@@ -237,8 +237,8 @@ async fn reservation_follows_the_seed_cases() {
         .await
         .unwrap_err();
     assert_eq!(err.exit_code(), 3);
-    assert_eq!(err.code, "payload_conflict");
-    assert_eq!(err.current.as_deref(), Some(job));
+    assert_eq!(err.code(), "payload_conflict");
+    assert_eq!(err.current(), Some(job));
     let now = env.job(job.id).await;
     assert_eq!(&now, job, "hash, state and version unchanged");
     assert_eq!(env.events(job.id).await.len(), 1);
@@ -345,7 +345,7 @@ async fn a_worker_that_lost_its_lease_is_fenced() {
     ] {
         let err = attempt.unwrap_err();
         assert_eq!(err.exit_code(), 3);
-        assert_eq!(err.current.as_deref(), Some(&new));
+        assert_eq!(err.current(), Some(&new));
     }
     let now = env.job(new.id).await;
     assert_eq!(now, new);
@@ -779,5 +779,60 @@ async fn usage_errors_exit_2() {
     assert!(
         !help.contains(&env.url),
         "--help must not show DATABASE_URL's value"
+    );
+}
+
+/// The schema's CHECK list of states and the partial indexes' predicates are the transition
+/// table's: every state, the bulk state left out of the open-job indexes, the leased state of
+/// the lease index, the waiting states of the claim index.
+#[tokio::test]
+async fn the_schema_s_state_names_are_the_transition_table_s() {
+    let env = TestEnv::new().await;
+    let check: String = env
+        .client
+        .query_one(
+            "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'publication_jobs_state_check'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let mut in_check: Vec<String> = check
+        .split('\'')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
+    in_check.sort();
+    let mut all: Vec<String> = State::ALL.iter().map(|s| s.as_str().to_string()).collect();
+    all.sort();
+    assert_eq!(in_check, all, "{check}");
+
+    let client = &env.client;
+    let predicate = |index: &'static str| async move {
+        let row = client
+            .query_one(
+                "SELECT pg_get_expr(i.indpred, i.indrelid) FROM pg_index i
+                 JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1",
+                &[&index],
+            )
+            .await
+            .unwrap();
+        row.get::<_, String>(0)
+    };
+    let bulk = format!("(state <> '{}'::text)", State::bulk());
+    assert_eq!(predicate("ix_publication_jobs_open_created").await, bulk);
+    assert_eq!(predicate("ix_publication_jobs_open_state_age").await, bulk);
+    assert_eq!(
+        predicate("ix_publication_jobs_lease").await,
+        format!("(state = '{}'::text)", State::leased())
+    );
+    let waiting: Vec<String> = State::waiting()
+        .iter()
+        .map(|s| format!("'{s}'::text"))
+        .collect();
+    assert_eq!(
+        predicate("ix_publication_jobs_claimable").await,
+        format!("(state = ANY (ARRAY[{}]))", waiting.join(", "))
     );
 }

@@ -258,3 +258,39 @@ fn every_command_has_an_example_in_its_help() {
         missing.join("\n  ")
     );
 }
+
+/// README's transition table is the one in `src/jobs/state.rs`, word for word.
+#[test]
+fn readme_transition_table_is_the_code_s() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let start = "<!-- transitions: generated from src/jobs/state.rs -->\n";
+    let end = "<!-- end of transitions -->";
+    let from = readme
+        .find(start)
+        .expect("the transitions marker in README.md")
+        + start.len();
+    let to = readme[from..].find(end).expect("the end marker") + from;
+    let want = reconctl::jobs::state::transitions_markdown();
+    assert_eq!(
+        &readme[from..to],
+        want,
+        "README.md's transition table differs from the transition table; paste this between the markers:\n{want}"
+    );
+}
+
+/// Every command a hint suggests (`Action::command`) is a real subcommand path.
+#[test]
+fn every_suggested_command_exists() {
+    let cli = Cli::command();
+    for action in reconctl::jobs::Action::ALL {
+        let Some(command) = action.command() else {
+            continue;
+        };
+        let mut cmd = &cli;
+        for word in command.split(' ') {
+            cmd = cmd
+                .find_subcommand(word)
+                .unwrap_or_else(|| panic!("`reconctl {command}` ({action}) is not a command"));
+        }
+    }
+}

@@ -1,5 +1,7 @@
 //! The one integration test binary: a module per capability, each test with its own database.
 
+mod cms;
+mod controls;
 mod harness;
 
 mod connect;

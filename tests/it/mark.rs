@@ -7,42 +7,13 @@ use std::time::{Duration, Instant};
 
 use reconctl::jobs::{Job, State};
 use serde_json::{json, Value};
-use wiremock::matchers::{method, path, query_param};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::ResponseTemplate;
 
+use crate::cms::{config_for, found, none as nothing, Cms, CANARY};
 use crate::harness::*;
 
-/// A config with destination `cms-a` at `base` (settle_after 2m).
-fn config_for(base: &str) -> String {
-    format!(
-        r#"
-[destinations.cms-a]
-lookup_url = "{base}/articles?external_ref={{ref}}"
-timeout = "1s"
-results = ""
-remote_id = "/id"
-content_hash = "/payload_hash"
-settle_after = "2m"
-"#
-    )
-}
-
-async fn answer(server: &MockServer, job: &Job, resp: ResponseTemplate) {
-    Mock::given(method("GET"))
-        .and(path("/articles"))
-        .and(query_param("external_ref", job.external_ref.as_str()))
-        .respond_with(resp)
-        .mount(server)
-        .await;
-}
-
-fn found(remote_id: &str, content_hash: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200)
-        .set_body_json(json!([{ "id": remote_id, "payload_hash": content_hash }]))
-}
-
-fn nothing() -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!([]))
+async fn answer(cms: &Cms, job: &Job, resp: ResponseTemplate) {
+    cms.answer(&job.external_ref, resp).await;
 }
 
 fn uncertain(article: &str) -> Seed {
@@ -546,10 +517,10 @@ async fn race_twenty_processes_mark_one_job_exactly_one_wins() {
 #[tokio::test]
 async fn safe_to_retry_is_refused_when_the_destination_has_the_article() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri()));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let job = env.seed(uncertain("a1")).await;
-    answer(&server, &job, found("cms-77", &job.payload_hash)).await;
+    answer(&cms, &job, found("cms-77", &job.payload_hash)).await;
     let out = env
         .run(&[
             "--config",
@@ -584,7 +555,7 @@ async fn safe_to_retry_is_refused_when_the_destination_has_the_article() {
 
     // Content that differs, or several matches, are refused as well.
     let other = env.seed(uncertain("a2")).await;
-    answer(&server, &other, found("cms-78", "00ff")).await;
+    answer(&cms, &other, found("cms-78", "00ff")).await;
     let out = env
         .run(&[
             "--config",
@@ -609,10 +580,10 @@ async fn safe_to_retry_is_refused_when_the_destination_has_the_article() {
 #[tokio::test]
 async fn safe_to_retry_is_allowed_when_the_destination_settled_without_it() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri()));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let job = env.seed(uncertain("a1")).await; // sent 10 minutes ago; settle_after 2m
-    answer(&server, &job, nothing()).await;
+    answer(&cms, &job, nothing()).await;
     let out = env
         .run(&[
             "--config",
@@ -638,11 +609,22 @@ async fn safe_to_retry_is_allowed_when_the_destination_settled_without_it() {
     assert_eq!(lookup["http_status"], 200);
     assert_eq!(lookup["destination"], "cms-a");
     assert_eq!(lookup["external_ref"], job.external_ref.as_str());
-    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+    // The controls it relied on are in the evidence: the canary found, a made-up reference
+    // not found.
+    let controls = &lookup["controls"];
+    assert_eq!(controls["ok"], true, "{controls}");
+    assert_eq!(controls["positive"]["external_ref"], CANARY);
+    assert_eq!(controls["positive"]["source"], "canary_ref");
+    assert_eq!(controls["positive"]["outcome"], "found");
+    assert_eq!(controls["negative"]["outcome"], "not_found");
+    // One request for the job, two for the controls.
+    assert_eq!(cms.asked_for(&job.external_ref).await, 1);
+    assert_eq!(cms.asked().await.len(), 3);
 
-    // A 404 is no match too.
+    // A 404 is not "no match" for a destination configured `not_found = "empty"` (the
+    // default): it is an unexpected answer, and the mark is refused.
     let gone = env.seed(uncertain("a2")).await;
-    answer(&server, &gone, ResponseTemplate::new(404)).await;
+    answer(&cms, &gone, ResponseTemplate::new(404)).await;
     env.run(&[
         "--config",
         &cfg,
@@ -653,19 +635,19 @@ async fn safe_to_retry_is_allowed_when_the_destination_settled_without_it() {
         "x",
         "--yes",
     ])
-    .expect(0);
-    assert_eq!(env.job(gone.id).await.state, State::SafeToRetry);
+    .expect(3);
+    assert_unchanged(&env, &gone).await;
 }
 
 #[tokio::test]
 async fn safe_to_retry_is_refused_while_a_late_write_may_still_land() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri()));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let job = env
         .seed(Seed::new("a1").state(State::Uncertain).sent_ago(30))
         .await;
-    answer(&server, &job, nothing()).await;
+    answer(&cms, &job, nothing()).await;
     let out = env
         .run(&[
             "--config",
@@ -692,10 +674,10 @@ async fn safe_to_retry_is_refused_while_a_late_write_may_still_land() {
 #[tokio::test]
 async fn safe_to_retry_is_refused_when_the_destination_does_not_answer() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri()));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let job = env.seed(uncertain("a1")).await;
-    answer(&server, &job, ResponseTemplate::new(503)).await;
+    answer(&cms, &job, ResponseTemplate::new(503)).await;
     let out = env
         .run(&[
             "--config",
@@ -724,7 +706,10 @@ async fn safe_to_retry_is_refused_when_the_destination_does_not_answer() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let dead = env.write_config(&config_for(&format!("http://127.0.0.1:{port}")));
+    let dead = env.write_config(&config_for(
+        &format!("http://127.0.0.1:{port}"),
+        &format!("canary_ref = \"{CANARY}\""),
+    ));
     env.run(&[
         "--config",
         &dead,
@@ -742,10 +727,10 @@ async fn safe_to_retry_is_refused_when_the_destination_does_not_answer() {
 #[tokio::test]
 async fn accepted_takes_the_remote_id_of_the_single_match() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri()));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let job = env.seed(uncertain("a1")).await;
-    answer(&server, &job, found("cms-4711", &job.payload_hash)).await;
+    answer(&cms, &job, found("cms-4711", &job.payload_hash)).await;
     let out = env
         .run(&[
             "--config",
@@ -770,7 +755,7 @@ async fn accepted_takes_the_remote_id_of_the_single_match() {
 
     // The operator's id is checked against the match.
     let two = env.seed(uncertain("a2")).await;
-    answer(&server, &two, found("cms-4712", &two.payload_hash)).await;
+    answer(&cms, &two, found("cms-4712", &two.payload_hash)).await;
     let out = env
         .run(&[
             "--config",
@@ -813,15 +798,15 @@ async fn accepted_takes_the_remote_id_of_the_single_match() {
 #[tokio::test]
 async fn accepted_is_refused_without_exactly_one_matching_publication() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri()));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let none = env.seed(uncertain("a1")).await;
-    answer(&server, &none, nothing()).await;
+    answer(&cms, &none, nothing()).await;
     let differs = env.seed(uncertain("a2")).await;
-    answer(&server, &differs, found("cms-1", "abcdef")).await;
+    answer(&cms, &differs, found("cms-1", "abcdef")).await;
     let several = env.seed(uncertain("a3")).await;
     answer(
-        &server,
+        &cms,
         &several,
         ResponseTemplate::new(200).set_body_json(json!([
             {"id": "cms-2", "payload_hash": several.payload_hash},
@@ -904,10 +889,10 @@ async fn an_unconfigured_destination_is_refused_with_a_way_out() {
 #[tokio::test]
 async fn without_a_terminal_and_without_yes_nothing_changes() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri()));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let job = env.seed(uncertain("a1")).await;
-    answer(&server, &job, nothing()).await;
+    answer(&cms, &job, nothing()).await;
     let out = env
         .run(&[
             "--config",
@@ -924,17 +909,17 @@ async fn without_a_terminal_and_without_yes_nothing_changes() {
     assert_eq!(out.json()["error"]["code"], "confirmation_required");
     assert!(out.stderr().contains("--yes"), "{}", out.stderr());
     assert_unchanged(&env, &job).await;
-    // Refused before the destination was bothered.
-    assert!(server.received_requests().await.unwrap().is_empty());
+    // Refused before the destination was bothered: not even the controls were asked.
+    assert!(cms.asked().await.is_empty());
 }
 
 #[tokio::test]
 async fn the_prompt_in_a_pseudo_terminal_no_keeps_yes_moves() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri()));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let job = env.seed(uncertain("a1")).await;
-    answer(&server, &job, found("cms-4711", &job.payload_hash)).await;
+    answer(&cms, &job, found("cms-4711", &job.payload_hash)).await;
     let id = job.id.to_string();
     let args = [
         "--config",

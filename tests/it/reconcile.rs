@@ -9,31 +9,24 @@ use std::time::{Duration, Instant};
 use reconctl::jobs::store::{guarded_move, Effects, MoveOutcome, MoveRequest};
 use reconctl::jobs::{Action, Job, State};
 use serde_json::{json, Value};
-use wiremock::matchers::{method, query_param};
+use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+use crate::cms::{config_for, found, none, Cms};
 use crate::harness::*;
-use crate::remote::{config_for, faults};
+use crate::remote::faults;
 
 const TOKEN: &str = "rec0ncile-t0ken-xyz";
 
-async fn mount(server: &MockServer, job: &Job, resp: ResponseTemplate) {
-    Mock::given(method("GET"))
-        .and(query_param("external_ref", job.external_ref.as_str()))
-        .respond_with(resp)
-        .mount(server)
-        .await;
-}
-
-fn found(id: &str, hash: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!([{"id": id, "payload_hash": hash}]))
+async fn mount(cms: &Cms, job: &Job, resp: ResponseTemplate) {
+    cms.answer(&job.external_ref, resp).await;
 }
 
 /// One uncertain job for each verdict (and each kind of conflict and unknown), a job for a
 /// destination nobody configured, and jobs reconcile must not look at.
 struct World {
     env: TestEnv,
-    server: MockServer,
+    cms: Cms,
     cfg: String,
     accept: Job,
     mismatch: Job,
@@ -48,37 +41,37 @@ struct World {
 
 async fn world() -> World {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri(), "token_env = \"CMS_A_TOKEN\""));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config("token_env = \"CMS_A_TOKEN\""));
     let u = |name: &str, ago: i64| Seed::new(name).state(State::Uncertain).sent_ago(ago);
     let accept = env.seed(u("accept", 600)).await;
-    mount(&server, &accept, found("r-acc", &accept.payload_hash)).await;
+    mount(&cms, &accept, found("r-acc", &accept.payload_hash)).await;
     let mismatch = env.seed(u("mismatch", 600)).await;
-    mount(&server, &mismatch, found("r-mis", &"0".repeat(64))).await;
+    mount(&cms, &mismatch, found("r-mis", &"0".repeat(64))).await;
     let twice = env.seed(u("twice", 600)).await;
     mount(
-        &server,
+        &cms,
         &twice,
         ResponseTemplate::new(200).set_body_json(json!([{"id": "r-1"}, {"id": "r-2"}])),
     )
     .await;
     let gone = env.seed(u("gone", 600)).await;
-    mount(&server, &gone, ResponseTemplate::new(404)).await;
+    mount(&cms, &gone, none()).await;
     let recent = env.seed(u("recent", 10)).await;
-    mount(&server, &recent, ResponseTemplate::new(404)).await;
+    mount(&cms, &recent, none()).await;
     let broken = env.seed(u("broken", 600)).await;
-    mount(&server, &broken, ResponseTemplate::new(500)).await;
+    mount(&cms, &broken, ResponseTemplate::new(500)).await;
     let unconfigured = env.seed(u("elsewhere", 600).destination("cms-b")).await;
     // Not uncertain: never looked up, never moved.
     let pending = env.seed(Seed::new("pending")).await;
-    mount(&server, &pending, ResponseTemplate::new(404)).await;
+    mount(&cms, &pending, none()).await;
     let conflict_state = env
         .seed(Seed::new("conflicted").state(State::Conflict).sent_ago(600))
         .await;
-    mount(&server, &conflict_state, ResponseTemplate::new(404)).await;
+    mount(&cms, &conflict_state, none()).await;
     World {
         env,
-        server,
+        cms,
         cfg,
         accept,
         mismatch,
@@ -275,8 +268,9 @@ async fn apply_moves_exactly_the_justified_jobs_with_one_event_each() {
     ] {
         assert_eq!(&env.job(job.id).await, job, "{} changed", job.article_id);
     }
-    // The token went to the destination as a bearer header, and nowhere else.
-    for r in w.server.received_requests().await.unwrap() {
+    // The token went to the destination as a bearer header (the controls' requests too),
+    // and nowhere else.
+    for r in w.cms.server.received_requests().await.unwrap() {
         assert_eq!(r.headers["authorization"], format!("Bearer {TOKEN}"));
     }
     let all_events = env
@@ -298,16 +292,16 @@ async fn apply_moves_exactly_the_justified_jobs_with_one_event_each() {
 #[tokio::test]
 async fn exit_0_when_every_job_got_a_definite_verdict() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let a = env
         .seed(Seed::new("a").state(State::Uncertain).sent_ago(600))
         .await;
-    mount(&server, &a, found("r-a", &a.payload_hash)).await;
+    mount(&cms, &a, found("r-a", &a.payload_hash)).await;
     let b = env
         .seed(Seed::new("b").state(State::Uncertain).sent_ago(5))
         .await;
-    mount(&server, &b, ResponseTemplate::new(404)).await;
+    mount(&cms, &b, none()).await;
     let out = env
         .run(&[
             "--config",
@@ -373,7 +367,7 @@ async fn apply_without_a_terminal_needs_yes() {
     let run = w.reconcile(&["--apply"]).expect(2);
     assert!(run.stderr().contains("--yes"), "{}", run.stderr());
     w.assert_nothing_changed().await;
-    assert!(w.server.received_requests().await.unwrap().is_empty());
+    assert!(w.cms.asked().await.is_empty());
 }
 
 /// The destination answers slowly; meanwhile another actor settles the job. Reconcile's
@@ -381,15 +375,16 @@ async fn apply_without_a_terminal_needs_yes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_moved_meanwhile_is_skipped() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
+    let cms = Cms::start().await;
     let cfg = env.write_config(
-        &config_for(&server.uri(), "").replace("timeout = \"1s\"", "timeout = \"5s\""),
+        &cms.config("")
+            .replace("timeout = \"1s\"", "timeout = \"5s\""),
     );
     let job = env
         .seed(Seed::new("slow").state(State::Uncertain).sent_ago(600))
         .await;
     mount(
-        &server,
+        &cms,
         &job,
         found("r-slow", &job.payload_hash).set_delay(Duration::from_millis(1500)),
     )
@@ -415,7 +410,7 @@ async fn a_job_moved_meanwhile_is_skipped() {
         .unwrap();
     // Wait until reconcile has read the job and asked about it.
     let deadline = Instant::now() + Duration::from_secs(20);
-    while server.received_requests().await.unwrap().is_empty() {
+    while cms.asked_for(&job.external_ref).await == 0 {
         if Instant::now() > deadline || child.try_wait().unwrap().is_some() {
             let _ = child.kill();
             let out = child.wait_with_output().unwrap();
@@ -471,12 +466,12 @@ async fn a_job_moved_meanwhile_is_skipped() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_reconcilers_at_once_move_each_job_once() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
+    let cms = Cms::start().await;
     Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(404).set_delay(Duration::from_millis(5)))
-        .mount(&server)
+        .respond_with(none().set_delay(Duration::from_millis(5)))
+        .mount(&cms.server)
         .await;
-    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let cfg = env.write_config(&cms.config(""));
     for round in 0..3 {
         let mut ids = BTreeSet::new();
         for i in 0..60 {
@@ -537,17 +532,14 @@ async fn two_reconcilers_at_once_move_each_job_once() {
 }
 
 /// A row another session holds locked is not waited on by the batch: it is tried alone,
-/// and past the lock timeout it is `skipped` (busy) while the others move. Run again once
-/// the lock is gone, it moves.
+/// and past the lock timeout it is `skipped` (busy) while the others move, and the run exits
+/// 6 (busy: run it again), not 0: a cron `|| alert` must hear of the job left behind. Run
+/// again once the lock is gone, it moves.
 #[tokio::test]
-async fn a_locked_job_is_skipped_as_busy_and_the_rest_move() {
+async fn a_locked_job_is_skipped_as_busy_the_rest_move_and_the_run_exits_6() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(404))
-        .mount(&server)
-        .await;
-    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let mut jobs = Vec::new();
     for i in 0..3 {
         jobs.push(
@@ -579,7 +571,7 @@ async fn a_locked_job_is_skipped_as_busy_and_the_rest_move() {
             "-o",
             "json",
         ])
-        .expect(0)
+        .expect(6)
         .json();
     assert_eq!(out["summary"]["moved"], 2, "{out}");
     assert_eq!(out["summary"]["skipped"], 1, "{out}");
@@ -654,12 +646,8 @@ fn ids_of(jsonl: &str) -> Vec<String> {
 #[tokio::test]
 async fn keyset_pages_see_every_uncertain_job_once() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(404))
-        .mount(&server)
-        .await;
-    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     seed_many(&env, "k", "cms-a", 1234).await;
     seed_many(&env, "other", "cms-b", 5).await;
     let all: BTreeSet<String> = {
@@ -765,12 +753,12 @@ async fn keyset_pages_see_every_uncertain_job_once() {
 #[tokio::test]
 async fn rps_and_concurrency_bound_the_lookups() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
+    let cms = Cms::start().await;
     Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(404).set_delay(Duration::from_millis(300)))
-        .mount(&server)
+        .respond_with(none().set_delay(Duration::from_millis(300)))
+        .mount(&cms.server)
         .await;
-    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let cfg = env.write_config(&cms.config(""));
     seed_many(&env, "q", "cms-a", 6).await;
     let timed = |args: &[&str]| {
         let mut all = vec!["--config", cfg.as_str(), "reconcile", "-o", "json"];
@@ -816,24 +804,26 @@ fn pty_exit(p: &rexpect::session::PtySession) -> i32 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_a_terminal_apply_asks_first() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let a = env
         .seed(Seed::new("ask-a").state(State::Uncertain).sent_ago(600))
         .await;
-    mount(&server, &a, found("r-ask", &a.payload_hash)).await;
+    mount(&cms, &a, found("r-ask", &a.payload_hash)).await;
     let b = env
         .seed(Seed::new("ask-b").state(State::Uncertain).sent_ago(600))
         .await;
-    mount(&server, &b, ResponseTemplate::new(404)).await;
+    mount(&cms, &b, none()).await;
 
+    // A "no" changes nothing and, like declining a mark, exits 2: a runbook's
+    // `reconctl reconcile --apply && …` must not go on as if the jobs had moved.
     let mut p = in_pty(&env, &["--config", &cfg, "reconcile", "--apply"]);
     p.exp_string("would move 2 of 2 examined jobs").unwrap();
     p.exp_string("Move these 2 jobs?").unwrap();
     p.send_line("n").unwrap();
     p.exp_string("nothing changed").unwrap();
     p.exp_eof().unwrap();
-    assert_eq!(pty_exit(&p), 0);
+    assert_eq!(pty_exit(&p), 2);
     assert_eq!(env.job(a.id).await, a);
     assert_eq!(env.job(b.id).await, b);
 
@@ -852,22 +842,19 @@ async fn on_a_terminal_apply_asks_first() {
 #[tokio::test]
 async fn every_fault_is_unknown_and_apply_moves_nothing() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
+    let cms = Cms::start().await;
     let elsewhere = MockServer::start().await;
     Mock::given(method("GET"))
         .respond_with(found("r", "ab"))
         .mount(&elsewhere)
         .await;
-    let cfg = env.write_config(&config_for(
-        &server.uri(),
-        "\n[lookup]\nmax_body_bytes = 4096\n",
-    ));
+    let cfg = env.write_config(&cms.config("\n[lookup]\nmax_body_bytes = 4096\n"));
     let mut jobs = Vec::new();
     for (name, resp) in faults(&elsewhere.uri()) {
         let job = env
             .seed(Seed::new(name).state(State::Uncertain).sent_ago(600))
             .await;
-        mount(&server, &job, resp).await;
+        mount(&cms, &job, resp).await;
         jobs.push(job);
     }
     // And a destination nobody listens on.
@@ -943,6 +930,6 @@ async fn a_missing_token_variable_is_named_never_guessed() {
     assert_eq!(out["summary"]["unknown"], 7, "{out}");
     assert_eq!(out["summary"]["moved"], 0);
     assert!(run.stderr().contains("CMS_A_TOKEN"), "{}", run.stderr());
-    assert!(w.server.received_requests().await.unwrap().is_empty());
+    assert!(w.cms.asked().await.is_empty());
     w.assert_nothing_changed().await;
 }

@@ -5,68 +5,58 @@ use std::time::Duration;
 
 use reconctl::jobs::State;
 use serde_json::{json, Value};
-use wiremock::matchers::{header, method, path, query_param};
+use wiremock::matchers::{header, method, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+use crate::cms::{config_for, found, none, ok_json, Cms, CANARY};
 use crate::harness::*;
 
 const TOKEN: &str = "s3cr3t-t0ken-value";
-
-/// A config with destination `cms-a` at `server`.
-pub fn config_for(server: &str, extra: &str) -> String {
-    format!(
-        r#"
-[destinations.cms-a]
-lookup_url = "{server}/articles?external_ref={{ref}}"
-timeout = "1s"
-results = ""
-remote_id = "/id"
-content_hash = "/payload_hash"
-settle_after = "2m"
-{extra}
-"#
-    )
-}
-
-fn ok_json(body: Value) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(body)
-}
-
-async fn mount(server: &MockServer, external_ref: &str, resp: ResponseTemplate) {
-    Mock::given(method("GET"))
-        .and(path("/articles"))
-        .and(query_param("external_ref", external_ref))
-        .respond_with(resp)
-        .mount(server)
-        .await;
-}
 
 fn lookup(env: &TestEnv, cfg: &str, job: &str) -> Run {
     env.run(&["--config", cfg, "remote", "lookup", job, "-o", "json"])
 }
 
-/// The JSON minus the free-text reason (asserted separately: present and one line).
+/// The JSON minus the free-text reason (asserted separately: present and one line) and the
+/// controls (asserted separately: both passed, the canary found, a made-up reference not).
 fn without_reason(mut v: Value) -> Value {
-    let reason = v
-        .as_object_mut()
-        .and_then(|o| o.remove("reason"))
-        .expect("a reason");
+    let obj = v.as_object_mut().expect("an object");
+    let reason = obj.remove("reason").expect("a reason");
     let reason = reason.as_str().expect("reason is text");
     assert!(!reason.is_empty() && !reason.contains('\n'), "{reason}");
+    let controls = obj.remove("controls").expect("the controls");
+    assert_passed(&controls);
     v
+}
+
+/// SPEC §4's controls object, both passed.
+pub fn assert_passed(controls: &Value) {
+    assert_eq!(
+        controls["positive"],
+        json!({"external_ref": CANARY, "outcome": "found", "ok": true}),
+        "{controls}"
+    );
+    let negative = &controls["negative"];
+    assert_eq!(negative["outcome"], "not_found", "{controls}");
+    assert_eq!(negative["ok"], true, "{controls}");
+    let r = negative["external_ref"].as_str().unwrap();
+    assert!(
+        reconctl::jobs::external_ref::is_external_ref(r) && r != CANARY,
+        "{r}"
+    );
+    assert_eq!(negative.as_object().unwrap().len(), 3, "{controls}");
 }
 
 #[tokio::test]
 async fn each_verdict_of_a_job_lookup() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
 
     let same = env
         .seed(Seed::new("same").state(State::Uncertain).sent_ago(600))
         .await;
-    mount(
-        &server,
+    cms.answer(
         &same.external_ref,
         ok_json(json!([{"id": "r-1", "payload_hash": same.payload_hash}])),
     )
@@ -83,7 +73,8 @@ async fn each_verdict_of_a_job_lookup() {
     let no_hash = env
         .seed(Seed::new("nohash").state(State::Uncertain).sent_ago(600))
         .await;
-    mount(&server, &no_hash.external_ref, ok_json(json!([{"id": 77}]))).await;
+    cms.answer(&no_hash.external_ref, ok_json(json!([{"id": 77}])))
+        .await;
     let out = lookup(&env, &cfg, &no_hash.external_ref).expect(0).json();
     assert_eq!(
         without_reason(out),
@@ -95,8 +86,7 @@ async fn each_verdict_of_a_job_lookup() {
     let other = env
         .seed(Seed::new("other").state(State::Uncertain).sent_ago(600))
         .await;
-    mount(
-        &server,
+    cms.answer(
         &other.external_ref,
         ok_json(json!([{"id": "r-2", "payload_hash": "ff".repeat(32)}])),
     )
@@ -112,8 +102,7 @@ async fn each_verdict_of_a_job_lookup() {
     let twice = env
         .seed(Seed::new("twice").state(State::Uncertain).sent_ago(600))
         .await;
-    mount(
-        &server,
+    cms.answer(
         &twice.external_ref,
         ok_json(json!([{"id": "r-3", "payload_hash": twice.payload_hash},
                         {"id": "r-4", "payload_hash": twice.payload_hash}])),
@@ -124,11 +113,11 @@ async fn each_verdict_of_a_job_lookup() {
     assert_eq!(out["verdict"], "conflict");
     assert_eq!(out["matches"].as_array().unwrap().len(), 2);
 
-    // Not found: a 404 and an empty list mean the same.
+    // Not found: an empty list.
     let gone = env
         .seed(Seed::new("gone").state(State::Uncertain).sent_ago(600))
         .await;
-    mount(&server, &gone.external_ref, ResponseTemplate::new(404)).await;
+    cms.answer(&gone.external_ref, none()).await;
     let out = lookup(&env, &cfg, &gone.id.to_string()).expect(0).json();
     assert_eq!(
         without_reason(out),
@@ -138,7 +127,7 @@ async fn each_verdict_of_a_job_lookup() {
     let empty = env
         .seed(Seed::new("empty").state(State::Uncertain).sent_ago(600))
         .await;
-    mount(&server, &empty.external_ref, ok_json(json!([]))).await;
+    cms.answer(&empty.external_ref, ok_json(json!([]))).await;
     let out = lookup(&env, &cfg, &empty.id.to_string()).expect(0).json();
     assert_eq!(out["outcome"], "not_found");
     assert_eq!(out["verdict"], "safe_to_retry");
@@ -146,7 +135,7 @@ async fn each_verdict_of_a_job_lookup() {
     let recent = env
         .seed(Seed::new("recent").state(State::Uncertain).sent_ago(20))
         .await;
-    mount(&server, &recent.external_ref, ResponseTemplate::new(404)).await;
+    cms.answer(&recent.external_ref, none()).await;
     let out = lookup(&env, &cfg, &recent.id.to_string()).expect(0).json();
     assert_eq!(out["verdict"], "wait");
     assert!(
@@ -171,12 +160,8 @@ async fn each_verdict_of_a_job_lookup() {
 #[tokio::test]
 async fn settle_after_is_the_boundary_between_wait_and_safe_to_retry() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(404))
-        .mount(&server)
-        .await;
-    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     // settle_after = 2m: 10 s either side of it.
     let before = env
         .seed(Seed::new("before").state(State::Uncertain).sent_ago(110))
@@ -193,12 +178,11 @@ async fn settle_after_is_the_boundary_between_wait_and_safe_to_retry() {
 #[tokio::test]
 async fn lookup_by_destination_and_ref() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     // A ref that needs encoding reaches the server intact.
     let odd = "pub_a b&c=d/é";
-    mount(
-        &server,
+    cms.answer(
         odd,
         ok_json(json!([{"id": "r-9", "payload_hash": "AB".repeat(32)}])),
     )
@@ -264,8 +248,8 @@ async fn lookup_by_destination_and_ref() {
 #[tokio::test]
 async fn a_job_for_an_unconfigured_destination_is_a_usage_error_with_a_hint() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
-    let cfg = env.write_config(&config_for(&server.uri(), ""));
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
     let job = env
         .seed(
             Seed::new("b")
@@ -293,7 +277,7 @@ async fn a_job_for_an_unconfigured_destination_is_a_usage_error_with_a_hint() {
         .run(&["remote", "lookup", &job.id.to_string()])
         .expect(2);
     assert!(run.stderr().contains("--config"), "{}", run.stderr());
-    assert!(server.received_requests().await.unwrap().is_empty());
+    assert!(cms.asked().await.is_empty());
 }
 
 #[tokio::test]
@@ -303,12 +287,26 @@ async fn the_token_is_sent_as_a_bearer_header_and_never_shown() {
     let job = env
         .seed(Seed::new("tok").state(State::Uncertain).sent_ago(600))
         .await;
+    let bearer = format!("Bearer {TOKEN}");
     Mock::given(method("GET"))
-        .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+        .and(header("authorization", bearer.as_str()))
         .and(query_param("external_ref", job.external_ref.as_str()))
         .respond_with(ok_json(
             json!([{"id": "r-1", "payload_hash": job.payload_hash}]),
         ))
+        .mount(&server)
+        .await;
+    // The controls, with the token: the canary found, anything else not.
+    Mock::given(method("GET"))
+        .and(header("authorization", bearer.as_str()))
+        .and(query_param("external_ref", CANARY))
+        .respond_with(found("canary-1", &"c".repeat(64)))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(header("authorization", bearer.as_str()))
+        .respond_with(none())
+        .with_priority(9)
         .mount(&server)
         .await;
     // Without the right header: 401, which is `unknown`.
@@ -317,7 +315,10 @@ async fn the_token_is_sent_as_a_bearer_header_and_never_shown() {
         .with_priority(10)
         .mount(&server)
         .await;
-    let cfg = env.write_config(&config_for(&server.uri(), "token_env = \"CMS_A_TOKEN\""));
+    let cfg = env.write_config(&config_for(
+        &server.uri(),
+        &format!("token_env = \"CMS_A_TOKEN\"\ncanary_ref = \"{CANARY}\""),
+    ));
 
     for format in ["json", "table"] {
         let run = env
@@ -338,8 +339,9 @@ async fn the_token_is_sent_as_a_bearer_header_and_never_shown() {
         assert!(run.stdout().contains("accept"), "{}", run.stdout());
         assert!(!run.stdout().contains(TOKEN) && !run.stderr().contains(TOKEN));
     }
+    // Two runs, three requests each: the job, the canary, a made-up reference.
     let reqs = server.received_requests().await.unwrap();
-    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs.len(), 6);
     for r in &reqs {
         assert_eq!(r.headers["authorization"], format!("Bearer {TOKEN}"));
         let ua = r.headers["user-agent"].to_str().unwrap();
@@ -349,7 +351,7 @@ async fn the_token_is_sent_as_a_bearer_header_and_never_shown() {
     // The variable missing: a usage error naming it; nothing is asked.
     let run = lookup(&env, &cfg, &job.id.to_string()).expect(2);
     assert!(run.stderr().contains("CMS_A_TOKEN"), "{}", run.stderr());
-    assert_eq!(server.received_requests().await.unwrap().len(), 2);
+    assert_eq!(server.received_requests().await.unwrap().len(), 6);
 }
 
 /// Every way a destination can fail to answer properly (with `max_body_bytes = 4096` and a
@@ -389,12 +391,9 @@ pub fn faults(elsewhere: &str) -> Vec<(&'static str, ResponseTemplate)> {
 #[tokio::test]
 async fn every_fault_is_unknown_and_moves_nothing() {
     let env = TestEnv::new().await;
-    let server = MockServer::start().await;
+    let cms = Cms::start().await;
     let elsewhere = MockServer::start().await;
-    let cfg = env.write_config(&config_for(
-        &server.uri(),
-        "\n[lookup]\nmax_body_bytes = 4096\n",
-    ));
+    let cfg = env.write_config(&cms.config("\n[lookup]\nmax_body_bytes = 4096\n"));
     let faults = faults(&elsewhere.uri());
     Mock::given(method("GET"))
         .respond_with(ok_json(json!([{"id": "r"}])))
@@ -405,7 +404,7 @@ async fn every_fault_is_unknown_and_moves_nothing() {
         let job = env
             .seed(Seed::new(name).state(State::Uncertain).sent_ago(600))
             .await;
-        mount(&server, &job.external_ref, resp).await;
+        cms.answer(&job.external_ref, resp).await;
         jobs.push((name, job));
     }
     for (name, job) in &jobs {
@@ -415,6 +414,8 @@ async fn every_fault_is_unknown_and_moves_nothing() {
         assert_eq!(out["outcome"], "unreachable", "{name}: {out}");
         assert_eq!(out["verdict"], "unknown", "{name}: {out}");
         assert_eq!(out["matches"], json!([]), "{name}: {out}");
+        // The controls passed: it is this job's answer that proves nothing.
+        assert_passed(&out["controls"]);
         assert!(
             started.elapsed() < Duration::from_secs(10),
             "{name} took {:?}",
@@ -432,7 +433,10 @@ async fn every_fault_is_unknown_and_moves_nothing() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let cfg = env.write_config(&config_for(&format!("http://127.0.0.1:{port}"), ""));
+    let cfg = env.write_config(&config_for(
+        &format!("http://127.0.0.1:{port}"),
+        &format!("canary_ref = \"{CANARY}\""),
+    ));
     let job = &jobs[0].1;
     let out = lookup(&env, &cfg, &job.id.to_string()).expect(1).json();
     assert_eq!(
@@ -453,24 +457,29 @@ async fn an_endless_chunked_body_is_cut_off_at_the_cap() {
     let sent = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let sent2 = sent.clone();
     tokio::spawn(async move {
-        let (mut sock, _) = listener.accept().await.unwrap();
-        let mut buf = [0u8; 4096];
-        let _ = sock.read(&mut buf).await;
-        let _ = sock
-            .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n3\r\n[\"a\r\n")
-            .await;
-        let chunk = format!("400\r\n{}\r\n", "a".repeat(0x400));
-        // Up to 64 MiB, far past the cap; stops when the client hangs up.
-        for _ in 0..65536 {
-            if sock.write_all(chunk.as_bytes()).await.is_err() {
-                break;
-            }
-            sent2.fetch_add(0x400, std::sync::atomic::Ordering::Relaxed);
+        // Every request (the job's and the controls') gets the endless body.
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let sent2 = sent2.clone();
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                let _ = sock.read(&mut buf).await;
+                let _ = sock
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n3\r\n[\"a\r\n")
+                    .await;
+                let chunk = format!("400\r\n{}\r\n", "a".repeat(0x400));
+                // Up to 64 MiB, far past the cap; stops when the client hangs up.
+                for _ in 0..65536 {
+                    if sock.write_all(chunk.as_bytes()).await.is_err() {
+                        break;
+                    }
+                    sent2.fetch_add(0x400, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
         }
     });
     let cfg = env.write_config(&config_for(
         &format!("http://{addr}"),
-        "\n[lookup]\nmax_body_bytes = 65536\n",
+        &format!("canary_ref = \"{CANARY}\"\n\n[lookup]\nmax_body_bytes = 65536\n"),
     ));
     // The server task needs a thread of its own while the binary runs.
     let out = env

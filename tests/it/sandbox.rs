@@ -521,9 +521,27 @@ fn the_drill_passes_with_no_settleable_uncertain_job_left_and_cleans_up() {
         commands.contains(&"reconctl reconcile --apply --yes"),
         "{commands:?}"
     );
+    // Every step ends as an operator would expect: 0, but for the misconfigured
+    // destination, whose lookup is caught by its controls (unknown, exit 1).
     for step in steps {
-        assert_eq!(step["exit_code"], 0, "{step}");
+        let caught = step["command"]
+            .as_str()
+            .unwrap()
+            .contains("config-with-a-typo");
+        let expected = if caught { 1 } else { 0 };
+        assert_eq!(step["exit_code"], expected, "{step}");
+        if caught {
+            let out = step["stdout"].as_str().unwrap();
+            assert!(out.contains("controls failed"), "{out}");
+            assert!(out.contains("HTTP 404"), "{out}");
+            assert!(out.contains("lookup_url's path"), "{out}");
+            assert!(out.contains("unknown"), "{out}");
+        }
     }
+    assert!(
+        commands.iter().any(|c| c.contains("config-with-a-typo")),
+        "{commands:?}"
+    );
     let dir = PathBuf::from(report["dir"].as_str().expect("the sandbox dir"));
     assert_cleaned_up(&dir);
 }

@@ -577,14 +577,10 @@ async fn worker_and_sweep_racing_on_one_job_have_exactly_one_winner() {
             }
             Err(e) => {
                 wins[1] += 1;
-                assert_eq!(e.kind, Kind::Conflict, "round {round}: {e}");
+                assert_eq!(e.kind(), Kind::Conflict, "round {round}: {e}");
                 assert_eq!(report.moved(), 1, "round {round}: neither won");
                 assert_eq!(now.state, if sent { Uncertain } else { Pending });
-                assert_eq!(
-                    e.current.as_deref(),
-                    Some(&now),
-                    "the conflict shows the job now"
-                );
+                assert_eq!(e.current(), Some(&now), "the conflict shows the job now");
                 assert_eq!(events[1].actor, "sweep@test");
             }
         }
@@ -617,9 +613,9 @@ async fn worker_writing_with_its_old_version_after_the_sweep_is_fenced() {
         ];
         for result in attempts {
             let err = result.expect_err("a stale worker must be fenced");
-            assert_eq!(err.kind, Kind::Conflict);
-            assert_eq!(err.code, "version_conflict");
-            assert_eq!(err.current.as_deref(), Some(&after_sweep));
+            assert_eq!(err.kind(), Kind::Conflict);
+            assert_eq!(err.code(), "version_conflict");
+            assert_eq!(err.current(), Some(&after_sweep));
         }
         assert_eq!(
             env.job(job.id).await,

@@ -82,7 +82,12 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         }
         _ => None,
     };
-    let moves = TRANSITIONS.iter().map(|t| judge(&job, now, t)).collect();
+    // Every row a job can take from some state (creation has none, so it is no move).
+    let moves = TRANSITIONS
+        .iter()
+        .filter(|t| !t.from.is_empty())
+        .map(|t| judge(&job, now, t))
+        .collect();
     ctx.ui.emit(&JobDetail {
         job,
         lease,
@@ -105,20 +110,7 @@ fn states_text(states: &[State]) -> String {
 
 /// Whether the transition `t` can be made now, and why (not).
 fn judge(job: &Job, now: DateTime<Utc>, t: &Transition) -> Move {
-    let id = job.id;
-    let command = match t.action {
-        Action::MarkAccepted => Some(format!("reconctl mark accepted {id} --reason TEXT")),
-        Action::MarkSafeToRetry => Some(format!("reconctl mark safe-to-retry {id} --reason TEXT")),
-        Action::MarkFailed => Some(format!("reconctl mark failed {id} --reason TEXT")),
-        Action::ReconcileAccepted | Action::ReconcileSafeToRetry | Action::ReconcileConflict => {
-            Some(format!(
-                "reconctl reconcile --destination {}",
-                job.destination
-            ))
-        }
-        Action::SweepSent | Action::SweepUnsent => Some("reconctl sweep leases".into()),
-        _ => None,
-    };
+    let command = t.action.command_line(job);
     let verdict = |valid: bool, why: String| Move {
         action: t.action,
         to: t.to,
@@ -309,7 +301,7 @@ impl Render for JobDetail {
                 };
                 moves.add_row(vec![
                     Cell::new(format!("{} → {}", m.action, m.to)),
-                    Cell::new(role(m.by)),
+                    Cell::new(m.by.as_str()),
                     Cell::new(if m.valid { "valid" } else { "not now" }),
                     Cell::new(why),
                 ]);
@@ -330,13 +322,4 @@ fn plain_table(ui: &Ui) -> comfy_table::Table {
     t.remove_style(TableComponent::LeftBorderIntersections);
     t.remove_style(TableComponent::RightBorderIntersections);
     t
-}
-
-fn role(r: Role) -> &'static str {
-    match r {
-        Role::Worker => "worker",
-        Role::Sweep => "sweep",
-        Role::Operator => "operator",
-        Role::Reconcile => "reconcile",
-    }
 }

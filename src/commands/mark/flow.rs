@@ -6,27 +6,28 @@
 //! the job only if it is still at the version that was shown. Anything that happened in
 //! between makes the guard miss (exit 3) instead of being overwritten.
 
-use chrono::Utc;
 use serde_json::{json, Value};
 
 use super::plan::{self, Mark};
 use super::report::{consent_summary, MarkReport};
 use super::MarkArgs;
+use crate::clock::DbClock;
+use crate::commands::controls::Gate;
 use crate::commands::Exit;
 use crate::context::Context;
-use crate::error::{Error, Kind, Result};
+use crate::error::{Code, Error, Result};
 use crate::jobs::store::{self, Effects, MoveOutcome, MoveRequest};
-use crate::jobs::Job;
-use crate::jobs::{commit, reconcile};
+use crate::jobs::{commit, query, Job};
+use crate::remote::Expect;
 
 pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
     validate(args, mark)?;
     let dry_run = args.confirm.dry_run;
     // The job and the database's clock, read before (and released across) the lookup.
-    let (job, clock_offset) = {
+    let (job, clock) = {
         let db = ctx.db().await?;
         let job = store::get(&**db, &args.job).await?;
-        (job, reconcile::clock_offset(&**db).await?)
+        (job, query::db_clock(&**db).await?)
     };
 
     if plan::already_done(&job, mark)? {
@@ -37,15 +38,14 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
         })?;
         return Ok(Exit::Done);
     }
-    plan::check_allowed(&job, mark, Utc::now())?;
+    plan::check_allowed(&job, mark, clock.now())?;
     plan::check_expected(&job, args.expect_version)?;
 
     // Fail before asking the destination anything when nobody could say yes anyway.
     let ask = !args.confirm.yes && !dry_run;
     if ask && !ctx.ui.can_prompt() {
         return Err(Error::new(
-            Kind::Usage,
-            "confirmation_required",
+            Code::ConfirmationRequired,
             format!(
                 "refusing to mark job {} {} without --yes: there is no terminal to ask on",
                 job.id,
@@ -55,7 +55,7 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
         .hinted("nothing changed; pass --yes to confirm from a script, or --dry-run to see what would happen"));
     }
 
-    let (evidence, remote_id) = evidence(ctx, &job, clock_offset, mark, args.no_lookup).await?;
+    let (evidence, remote_id) = evidence(ctx, &job, clock, mark, args.no_lookup).await?;
 
     if ask {
         ctx.ui.before_prompt(&consent_summary(
@@ -65,15 +65,14 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
             args.reason.trim(),
             &ctx.actor,
             &evidence,
-            Utc::now(),
+            clock.now(),
         ));
         let question = format!("Mark job {} {}?", job.id, mark.target());
         if !ctx.ui.confirm(&question)? {
             // Not exit 0: a runbook step like `reconctl mark … && close-ticket` must not
             // carry on as if the job had moved.
             return Err(Error::new(
-                Kind::Usage,
-                "declined",
+                Code::Declined,
                 format!(
                     "not confirmed: job {} was not marked; nothing changed",
                     job.id
@@ -146,11 +145,12 @@ fn validate(args: &MarkArgs, mark: &Mark) -> Result<()> {
     Ok(())
 }
 
-/// What justifies the move (recorded in the event), and for `accepted` the remote id.
+/// What justifies the move (recorded in the event), and for `accepted` the remote id: the
+/// destination's answer, trusted only when its controls pass (SPEC §4).
 async fn evidence(
     ctx: &Context,
     job: &Job,
-    clock_offset: chrono::Duration,
+    clock: DbClock,
     mark: &Mark,
     no_lookup: bool,
 ) -> Result<(Value, Option<String>)> {
@@ -168,35 +168,30 @@ async fn evidence(
         }
         return Ok((evidence, given));
     }
-    let config = ctx.config()?;
-    if config.destination(&job.destination).is_none() {
-        let file = match &config.path {
-            Some(p) => p.display().to_string(),
-            None => "a config file (--config FILE or RECONCTL_CONFIG)".to_string(),
-        };
-        return Err(Error::config(format!(
-            "destination {} of job {} is not configured, so the mark cannot be checked against it",
-            job.destination, job.id
-        ))
-        .hinted(format!(
-            "nothing changed; add [destinations.{}] with its lookup_url to {file}, or pass --no-lookup if you have checked the destination yourself (the event records that the lookup was skipped)",
-            job.destination
-        )));
-    }
+    let dest = ctx.lookups()?.destination(&job.destination).map_err(|e| {
+        e.with_message(|m| {
+            let named = format!("destination {}", job.destination);
+            format!(
+                "{}, so the mark cannot be checked against it",
+                m.replacen(&named, &format!("{named} of job {}", job.id), 1)
+            )
+        })
+        .hinted("nothing changed; or pass --no-lookup if you have checked the destination yourself (the event records that the lookup was skipped)")
+    })?;
     ctx.ui.status(&format!(
-        "looking up {} at {}…",
+        "looking up {} at {} (and checking its lookup with a known and a made-up reference)…",
         job.external_ref, job.destination
     ));
-    let lookup = crate::remote::lookup(
-        ctx,
-        &job.destination,
-        &job.external_ref,
-        Some(&job.payload_hash),
-        // On one clock with the lookup, as `reconcile` and `remote lookup` do: a host whose
-        // clock runs ahead must not make a "not found" look settled early.
-        job.sent_at.map(|t| t + clock_offset),
-    )
-    .await?;
+    let gate = Gate::new(ctx, clock)?;
+    let expect = Expect {
+        payload_hash: Some(&job.payload_hash),
+        sent_at: job.sent_at,
+    };
+    let (controls, lookup) = futures::join!(
+        gate.controls(&dest),
+        dest.ask(&job.external_ref, expect, clock)
+    );
+    let lookup = lookup.under(&controls);
     let remote_id = plan::judge(job, mark, &lookup)?;
     let mut evidence = json!({ "lookup": plan::lookup_json(&lookup) });
     if matches!(mark, Mark::Accepted { .. }) {

@@ -11,7 +11,7 @@ use super::Exit;
 use crate::cli::Confirmation;
 use crate::context::Context;
 use crate::error::Result;
-use crate::jobs::JobRef;
+use crate::jobs::{Action, JobRef};
 use plan::Mark;
 
 #[derive(Debug, Subcommand)]
@@ -19,19 +19,19 @@ use plan::Mark;
     after_help = "Examples:\n  reconctl mark accepted JOB --reason \"CMS shows it\"\n  reconctl mark safe-to-retry JOB --reason \"CMS lacks it\" --expect-version 5\n  reconctl mark failed JOB --reason \"withdrawn by the editor\" --yes\n\nJOB is a job id or an external_ref. Exit 3: the job moved, the move is not allowed from its\nstate, or the destination contradicts the mark. Exit 6: the row is locked; safe to re-run."
 )]
 pub enum MarkCommand {
-    /// uncertain/conflict → accepted: the destination has it
     #[command(
+        about = Action::MarkAccepted.transition().summary(),
         after_help = "The remote_id is taken from the destination's single match, or checked against it.\n\nExamples:\n  reconctl mark accepted JOB --reason \"CMS shows it\"\n  reconctl mark accepted JOB --remote-id 4711 --reason \"found by hand\" --expect-version 5\n  reconctl mark accepted JOB --remote-id 4711 --no-lookup --reason \"CMS API down\" --yes"
     )]
     Accepted(AcceptedArgs),
-    /// uncertain/conflict → safe_to_retry: the destination does not have it
     #[command(
+        about = Action::MarkSafeToRetry.transition().summary(),
         name = "safe-to-retry",
         after_help = "Refused (exit 3) unless the destination, asked first, has no such article\nand the send has settled (its settle_after).\n\nExamples:\n  reconctl mark safe-to-retry JOB --reason \"CMS lacks it after the outage\" --expect-version 5\n  reconctl mark safe-to-retry JOB --reason \"CMS lacks it\" --dry-run -o json"
     )]
     SafeToRetry(MarkArgs),
-    /// pending/safe_to_retry/uncertain/conflict → failed: give up, with a reason
     #[command(
+        about = Action::MarkFailed.transition().summary(),
         after_help = "Giving up cannot publish twice, so the destination is not consulted.\n\nExamples:\n  reconctl mark failed JOB --reason \"withdrawn by the editor\" --yes\n  reconctl mark failed JOB --reason \"duplicate revision\" --expect-version 3 --yes -o json"
     )]
     Failed(MarkArgs),

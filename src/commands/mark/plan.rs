@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use crate::duration::format_duration;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::jobs::state::Role;
 use crate::jobs::{Action, Job, State};
 use crate::remote::{Lookup, Verdict};
@@ -37,25 +37,10 @@ impl Mark {
         self.action().to()
     }
 
-    /// The subcommand's name, as typed.
-    pub fn command(&self) -> &'static str {
-        command_of(self.action()).unwrap_or("?")
-    }
-
     /// Whether this mark consults the destination first. Giving up (`failed`) cannot cause a
     /// duplicate publication, so it needs no evidence.
     pub fn needs_lookup(&self) -> bool {
         !matches!(self, Mark::Failed)
-    }
-}
-
-/// The `reconctl mark …` subcommand that makes an operator action.
-fn command_of(action: Action) -> Option<&'static str> {
-    match action {
-        Action::MarkAccepted => Some("accepted"),
-        Action::MarkSafeToRetry => Some("safe-to-retry"),
-        Action::MarkFailed => Some("failed"),
-        _ => None,
     }
 }
 
@@ -64,7 +49,7 @@ pub fn marks_from(state: State) -> Vec<&'static str> {
     state
         .moves()
         .filter(|t| t.by == Role::Operator)
-        .filter_map(|t| command_of(t.action))
+        .filter_map(|t| t.action.command())
         .collect()
 }
 
@@ -78,8 +63,8 @@ pub fn already_done(job: &Job, mark: &Mark) -> Result<bool> {
     match mark {
         Mark::Accepted {
             remote_id: Some(wanted),
-        } if job.remote_id.as_deref() != Some(wanted.as_str()) => Err(Error::conflict(
-            "remote_id_mismatch",
+        } if job.remote_id.as_deref() != Some(wanted.as_str()) => Err(Error::new(
+            Code::RemoteIdMismatch,
             format!(
                 "job {} is already accepted with remote_id {}, not {wanted}",
                 job.id,
@@ -110,13 +95,13 @@ pub fn check_allowed(job: &Job, mark: &Mark, now: DateTime<Utc>) -> Result<()> {
             job.state,
             valid
                 .iter()
-                .map(|m| format!("`reconctl mark {m}`"))
+                .map(|m| format!("`reconctl {m}`"))
                 .collect::<Vec<_>>()
                 .join(", ")
         )
     };
-    Err(Error::conflict(
-        "not_allowed",
+    Err(Error::new(
+        Code::NotAllowed,
         format!(
             "cannot mark job {} {}: it is {} at version {}: {why}",
             job.id,
@@ -164,8 +149,8 @@ fn why_not(job: &Job, now: DateTime<Utc>) -> String {
 /// Refuse (exit 3) when a runbook's `--expect-version` is not the job's version now.
 pub fn check_expected(job: &Job, expect_version: Option<i64>) -> Result<()> {
     match expect_version {
-        Some(v) if v != job.version => Err(Error::conflict(
-            "version_conflict",
+        Some(v) if v != job.version => Err(Error::new(
+            Code::VersionConflict,
             format!(
                 "job {} is now {} at version {} (you expected version {v})",
                 job.id, job.state, job.version
@@ -181,7 +166,7 @@ pub fn check_expected(job: &Job, expect_version: Option<i64>) -> Result<()> {
 /// record (the operator's, confirmed by the single match, or the match's own).
 pub fn judge(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<String>> {
     let refuse = |message: String, hint: &str| {
-        Error::conflict("refused_by_lookup", message)
+        Error::new(Code::RefusedByLookup, message)
             .hinted(format!("nothing changed; {hint}"))
             .with_current(job.clone())
             .with_detail(json!({ "lookup": lookup_json(lookup) }))
@@ -266,15 +251,7 @@ pub fn judge(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<String>> 
                     ))
                 }
             };
-            let Some(found) = matched.remote_id.clone() else {
-                return Err(refuse(
-                    format!(
-                        "refusing to mark job {} accepted: the destination's match carries no remote id",
-                        job.id
-                    ),
-                    &format!("check the destination's `remote_id` pointer in the config; {escape}"),
-                ));
-            };
+            let found = matched.remote_id.clone();
             match wanted {
                 Some(w) if *w != found => Err(refuse(
                     format!(
@@ -346,13 +323,14 @@ mod tests {
             matches: ids
                 .iter()
                 .map(|i| Match {
-                    remote_id: Some((*i).into()),
+                    remote_id: (*i).into(),
                     content_hash: None,
                 })
                 .collect(),
             content_match: None,
             verdict,
             reason: "because".into(),
+            controls: None,
             evidence: json!({"lookup": {"http_status": 200}}),
         }
     }
@@ -361,10 +339,10 @@ mod tests {
     fn operator_marks_per_state_follow_the_table() {
         assert_eq!(
             marks_from(State::Uncertain),
-            vec!["accepted", "safe-to-retry", "failed"]
+            vec!["mark accepted", "mark safe-to-retry", "mark failed"]
         );
-        assert_eq!(marks_from(State::Pending), vec!["failed"]);
-        assert_eq!(marks_from(State::SafeToRetry), vec!["failed"]);
+        assert_eq!(marks_from(State::Pending), vec!["mark failed"]);
+        assert_eq!(marks_from(State::SafeToRetry), vec!["mark failed"]);
         assert!(marks_from(State::InFlight).is_empty());
         assert!(marks_from(State::Accepted).is_empty());
     }
@@ -378,12 +356,12 @@ mod tests {
         let e = check_allowed(&j, &Mark::SafeToRetry, now).unwrap_err();
         assert_eq!(e.exit_code(), 3);
         assert!(
-            e.message.contains("worker-7 expires in 40s"),
+            e.message().contains("worker-7 expires in 40s"),
             "{}",
-            e.message
+            e.message()
         );
-        assert!(e.message.contains("sweep leases"), "{}", e.message);
-        assert!(e.current.is_some());
+        assert!(e.message().contains("sweep leases"), "{}", e.message());
+        assert!(e.current().is_some());
     }
 
     #[test]
@@ -394,8 +372,8 @@ mod tests {
             Utc::now(),
         )
         .unwrap_err();
-        assert!(e.message.contains("never sent"), "{}", e.message);
-        assert!(e.hint.unwrap().contains("`reconctl mark failed`"));
+        assert!(e.message().contains("never sent"), "{}", e.message());
+        assert!(e.hints()[0].clone().contains("`reconctl mark failed`"));
         check_allowed(&job(State::Pending), &Mark::Failed, Utc::now()).unwrap();
     }
 
@@ -421,7 +399,7 @@ mod tests {
         let e = check_expected(&job(State::Uncertain), Some(5)).unwrap_err();
         assert_eq!(e.exit_code(), 3);
         assert!(e
-            .message
+            .message()
             .ends_with("is now uncertain at version 7 (you expected version 5)"));
         check_expected(&job(State::Uncertain), Some(7)).unwrap();
         check_expected(&job(State::Uncertain), None).unwrap();
@@ -439,8 +417,8 @@ mod tests {
         ] {
             let e = judge(&j, &Mark::SafeToRetry, &lookup(v, ids)).unwrap_err();
             assert_eq!(e.exit_code(), 3, "{v:?}");
-            assert_eq!(e.code, "refused_by_lookup");
-            assert_eq!(e.detail.as_ref().unwrap()["lookup"]["http_status"], 200);
+            assert_eq!(e.code(), "refused_by_lookup");
+            assert_eq!(e.detail().as_ref().unwrap()["lookup"]["http_status"], 200);
         }
     }
 
@@ -458,7 +436,7 @@ mod tests {
             Some("r1")
         );
         let e = judge(&j, &given("r2"), &one).unwrap_err();
-        assert!(e.message.contains("has it as r1"), "{}", e.message);
+        assert!(e.message().contains("has it as r1"), "{}", e.message());
         for l in [
             lookup(Verdict::SafeToRetry, &[]),
             lookup(Verdict::Wait, &[]),

@@ -21,7 +21,7 @@ fn fails(env: &Env, url: &str, code: &str) -> (String, String) {
     let err = &r.json()["error"];
     assert_eq!(err["code"], code, "{all}");
     let message = err["message"].as_str().unwrap().to_string();
-    let hint = err["hint"].as_str().unwrap_or_default().to_string();
+    let hint = super::hints(&r.json());
     assert!(
         !hint.contains("set --database-url or DATABASE_URL"),
         "the generic hint where DATABASE_URL is set: {hint}"

@@ -217,6 +217,19 @@ pub fn assert_both_fail(case: &str, env: &Env, psql: &Path, conninfo: &str) -> (
     (p.unwrap_err(), r)
 }
 
+/// Every hint of an `{"error": …}` document, joined.
+pub fn hints(doc: &serde_json::Value) -> String {
+    doc["error"]["hints"]
+        .as_array()
+        .map(|h| {
+            h.iter()
+                .filter_map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+        .unwrap_or_default()
+}
+
 /// A private file (mode 0600) with `text`.
 pub fn private_file(path: &Path, text: &str) {
     use std::os::unix::fs::PermissionsExt;

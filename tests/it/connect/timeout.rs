@@ -154,7 +154,7 @@ fn with_nothing_configured_the_hint_says_where_to_say_where() {
     let home = tempfile::tempdir().unwrap();
     let env = Env::new(home.path()).var("PGPORT", free_port().to_string());
     let r = env.reconctl(&["status", "-o", "json"]).expect(1);
-    let hint = r.json()["error"]["hint"].as_str().unwrap().to_string();
+    let hint = super::hints(&r.json());
     // PGPORT alone says where, so no "set DATABASE_URL" hint.
     assert!(!hint.contains("DATABASE_URL"), "{hint}");
     let r = Env::new(home.path())

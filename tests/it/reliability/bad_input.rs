@@ -183,7 +183,11 @@ fn cursor_decoding_never_panics_and_refuses_with_exit_2() {
             tried();
             if let Err(e) = decode_cursor(&l, &s) {
                 prop_assert_eq!(e.exit_code(), 2);
-                prop_assert!(e.message.starts_with("invalid --cursor"), "{}", e.message);
+                prop_assert!(
+                    e.message().starts_with("invalid --cursor"),
+                    "{}",
+                    e.message()
+                );
             } else {
                 prop_assert_eq!(
                     s.trim(),
@@ -261,13 +265,12 @@ fn config_parser_never_panics_and_never_echoes_a_secret() {
                     }
                 }
                 Err(e) => {
-                    prop_assert_eq!(e.exit_code(), 2, "{}", e.message);
-                    prop_assert!(e.message.contains("config.toml"), "{}", e.message);
+                    prop_assert_eq!(e.exit_code(), 2, "{}", e.message());
+                    prop_assert!(e.message().contains("config.toml"), "{}", e.message());
                     prop_assert!(
-                        !e.message.contains(SECRET)
-                            && !e.hint.as_deref().unwrap_or("").contains(SECRET),
+                        !e.message().contains(SECRET) && !e.hints().join("\n").contains(SECRET),
                         "the error repeats a secret from the file: {}",
-                        e.message
+                        e.message()
                     );
                 }
             }

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use reconctl::jobs::{external_ref, payload_hash};
-use reconctl::remote::devserver::{DevServer, Options};
+use reconctl::sandbox::devserver::{DevServer, Options};
 use tokio_postgres::Client;
 
 use super::faults::{bulk_in_flight, bulk_in_flight_sent, spawn};
@@ -192,7 +192,6 @@ async fn reconcile_killed_at_random_moments_converges_to_the_uninterrupted_end_s
         "127.0.0.1:0".parse::<SocketAddr>().unwrap(),
         Options::default(),
     )
-    .await
     .unwrap();
     // A third is at the destination as sent (accept), a sixth with other content and a sixth
     // twice (conflict), a third not at all (safe_to_retry: sent long ago).
@@ -214,7 +213,10 @@ async fn reconcile_killed_at_random_moments_converges_to_the_uninterrupted_end_s
             _ => {}
         }
     }
-    let config = dest.config_toml("cms-a", "1m");
+    // The destination's canary: a publication it holds (its positive control).
+    let canary = external_ref("canary", "c", "1", "cms-a");
+    dest.publish(&canary, &payload_hash(b"canary"));
+    let config = dest.config_toml("cms-a", "1m", Some(&canary));
     let args = [
         "reconcile",
         "--apply",

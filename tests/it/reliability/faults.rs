@@ -175,7 +175,7 @@ async fn a_locked_row_is_busy_for_the_guarded_move_and_skipped_by_the_sweep() {
     };
     let started = Instant::now();
     let err = store::guarded_move(&c, &req).await.unwrap_err();
-    assert_eq!(err.exit_code(), 6, "{}", err.message);
+    assert_eq!(err.exit_code(), 6, "{}", err.message());
     assert!(started.elapsed() < Duration::from_secs(5));
 
     // The sweep passes over the locked expired lease instead of waiting for it.
@@ -605,9 +605,13 @@ async fn a_commit_lost_before_the_server_got_it_is_reported_as_not_committed() {
     proxy.arm(Cut::BeforeCommit);
     fault();
     let err = commit::commit(&c, &xid, &direct).await.unwrap_err();
-    assert_eq!(err.code, "not_committed", "{}", err.message);
+    assert_eq!(err.code(), "not_committed", "{}", err.message());
     assert_eq!(err.exit_code(), 1);
-    assert!(err.message.contains("nothing changed"), "{}", err.message);
+    assert!(
+        err.message().contains("nothing changed"),
+        "{}",
+        err.message()
+    );
     assert_eq!(env.job(job.id).await, job);
     assert_eq!(env.events(job.id).await.len(), 1);
 }
@@ -636,8 +640,8 @@ async fn a_lost_commit_that_cannot_be_asked_about_names_the_transaction_to_check
     let err = commit::commit_within(&c, &xid, &nowhere, Duration::from_secs(2))
         .await
         .unwrap_err();
-    assert_eq!(err.code, "commit_unknown", "{}", err.message);
-    let hint = err.hint.unwrap();
+    assert_eq!(err.code(), "commit_unknown", "{}", err.message());
+    let hint = err.hints()[0].clone();
     assert!(hint.contains(&format!("pg_xact_status('{xid}')")), "{hint}");
     // The check the hint names does answer, once the server can be reached.
     assert_eq!(

@@ -582,7 +582,7 @@ fn job_index(job: &Job) -> Result<usize, TestCaseError> {
 }
 
 fn conflict_of(e: reconctl::Error) -> Result<Outcome, TestCaseError> {
-    match e.current.as_deref() {
+    match e.current() {
         Some(job) if e.exit_code() == 3 => Ok(Outcome::Conflict {
             state: job.state,
             version: job.version,
@@ -590,7 +590,7 @@ fn conflict_of(e: reconctl::Error) -> Result<Outcome, TestCaseError> {
         _ => Err(TestCaseError::fail(format!(
             "unexpected error (exit {}): {}",
             e.exit_code(),
-            e.message
+            e.message()
         ))),
     }
 }
@@ -614,8 +614,8 @@ impl Db<'_> {
                         Outcome::Created
                     }
                     Ok(worker::Reservation::Existing { .. }) => Outcome::Existing,
-                    Err(e) if e.code == "payload_conflict" => Outcome::PayloadConflict,
-                    Err(e) => return Err(TestCaseError::fail(format!("reserve: {}", e.message))),
+                    Err(e) if e.code() == "payload_conflict" => Outcome::PayloadConflict,
+                    Err(e) => return Err(TestCaseError::fail(format!("reserve: {}", e.message()))),
                 }
             }
             Op::Claim { worker: w, short } => {
@@ -630,7 +630,7 @@ impl Db<'_> {
                         Outcome::Claimed(i)
                     }
                     Ok(None) => Outcome::NothingToClaim,
-                    Err(e) => return Err(TestCaseError::fail(format!("claim: {}", e.message))),
+                    Err(e) => return Err(TestCaseError::fail(format!("claim: {}", e.message()))),
                 }
             }
             Op::Renew { worker: w, .. }
@@ -689,7 +689,7 @@ impl Db<'_> {
                         state: current.state,
                         version: current.version,
                     },
-                    Err(e) => return Err(TestCaseError::fail(format!("move: {}", e.message))),
+                    Err(e) => return Err(TestCaseError::fail(format!("move: {}", e.message()))),
                 }
             }
             Op::Sweep => sweep(conn).await?,
@@ -794,7 +794,7 @@ impl Db<'_> {
 async fn sweep(conn: &Client) -> Result<Outcome, TestCaseError> {
     let report = reconctl::jobs::sweep::sweep(conn, &SweepOptions::new("model-sweep"))
         .await
-        .map_err(|e| TestCaseError::fail(format!("sweep: {}", e.message)))?;
+        .map_err(|e| TestCaseError::fail(format!("sweep: {}", e.message())))?;
     Ok(Outcome::Swept {
         to_pending: report.to_pending,
         to_uncertain: report.to_uncertain,

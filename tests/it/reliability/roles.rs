@@ -344,7 +344,8 @@ async fn an_owner_without_createrole_migrates() {
             "publication_jobs",
             "roles",
             "claim_index",
-            "listing_indexes"
+            "listing_indexes",
+            "destination_pauses"
         ]
     );
     let grants = env

@@ -8,7 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use reconctl::jobs::State;
-use reconctl::remote::devserver::{DevServer, Options};
+use reconctl::sandbox::devserver::{DevServer, Options};
 
 use super::cluster::{free_port, Cluster};
 use crate::harness::*;
@@ -205,11 +205,13 @@ async fn passwords_and_tokens_stay_out_of_output_events_and_jobs() {
             ..Options::default()
         },
     )
-    .await
     .unwrap();
+    // The destination's canary: a publication it holds (its positive control).
+    let canary = reconctl::jobs::external_ref("canary", "c", "1", "cms-a");
+    dest.publish(&canary, &reconctl::jobs::payload_hash(b"canary"));
     let config = format!(
         "{}token_env = \"CMS_A_TOKEN\"\n",
-        dest.config_toml("cms-a", "1s")
+        dest.config_toml("cms-a", "1s", Some(&canary))
     );
     let config_path = env.write_config(&config);
     std::fs::set_permissions(&config_path, std::fs::Permissions::from_mode(0o600)).unwrap();

@@ -1,4 +1,5 @@
-//! A small destination that lives in memory, for `sandbox`, drills and the reconcile bench.
+//! A small destination that lives in memory, for `sandbox`, drills, tests and the reconcile
+//! bench (a fixture of the sandbox, not part of the lookup adapter in `remote`).
 //!
 //! It speaks just enough HTTP/1.1 (keep-alive, Content-Length bodies) for reqwest and curl,
 //! on a plain tokio listener: a full server framework would add a dependency for a test
@@ -116,8 +117,9 @@ impl Drop for DevServer {
 }
 
 impl DevServer {
-    /// Listen on `listen` (port 0: any free port) and serve until dropped.
-    pub async fn start(listen: SocketAddr, options: Options) -> Result<DevServer> {
+    /// Listen on `listen` (port 0: any free port) and serve until dropped. Synchronous: the
+    /// server runs on a thread and runtime of its own, and this returns once it listens.
+    pub fn start(listen: SocketAddr, options: Options) -> Result<DevServer> {
         let listener = std::net::TcpListener::bind(listen)
             .and_then(|l| l.set_nonblocking(true).map(|()| l))
             .map_err(|e| Error::runtime(format!("cannot listen on {listen}: {e}")))?;
@@ -199,10 +201,14 @@ impl DevServer {
         format!("{}/articles?external_ref={{ref}}", self.url())
     }
 
-    /// A `[destinations.NAME]` section for this server (SPEC §4).
-    pub fn config_toml(&self, name: &str, settle_after: &str) -> String {
+    /// A `[destinations.NAME]` section for this server (SPEC §4), with `canary_ref` (a
+    /// reference it holds: the positive control) when given.
+    pub fn config_toml(&self, name: &str, settle_after: &str, canary_ref: Option<&str>) -> String {
+        let canary = canary_ref
+            .map(|r| format!("canary_ref = \"{r}\"\n"))
+            .unwrap_or_default();
         format!(
-            "[destinations.{name}]\nlookup_url = \"{}\"\ntimeout = \"5s\"\nresults = \"\"\nremote_id = \"/id\"\ncontent_hash = \"/payload_hash\"\nsettle_after = \"{settle_after}\"\n",
+            "[destinations.{name}]\nlookup_url = \"{}\"\ntimeout = \"5s\"\nresults = \"\"\nremote_id = \"/id\"\ncontent_hash = \"/payload_hash\"\nsettle_after = \"{settle_after}\"\n{canary}",
             self.lookup_url()
         )
     }
@@ -447,32 +453,27 @@ fn response(status: u16, body: &str, close: bool) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::DbClock;
     use crate::config::Config;
 
     #[tokio::test]
     async fn lookup_contract_round_trip() {
-        let server = DevServer::start("127.0.0.1:0".parse().unwrap(), Options::default())
-            .await
-            .unwrap();
+        let server = DevServer::start("127.0.0.1:0".parse().unwrap(), Options::default()).unwrap();
         let cfg = Config::parse(
-            &server.config_toml("dev", "2m"),
+            &server.config_toml("dev", "2m", None),
             std::path::Path::new("dev.toml"),
         )
         .unwrap();
-        let dest = cfg.destination("dev").unwrap();
         let http = crate::remote::build_client().unwrap();
+        let dest = crate::remote::Lookups::new(&cfg, &http)
+            .destination("dev")
+            .unwrap();
         let hash = "ab".repeat(32);
-        let none = crate::remote::lookup_at(
-            &http,
-            "dev",
-            dest,
-            None,
-            1 << 20,
-            "pub_x",
-            Some(&hash),
-            None,
-        )
-        .await;
+        let expect = crate::remote::Expect {
+            payload_hash: Some(&hash),
+            sent_at: None,
+        };
+        let none = dest.ask("pub_x", expect, DbClock::local()).await;
         assert_eq!(none.outcome, crate::remote::Outcome::NotFound);
 
         let resp = http
@@ -486,46 +487,16 @@ mod tests {
             .as_str()
             .unwrap()
             .to_string();
-        let found = crate::remote::lookup_at(
-            &http,
-            "dev",
-            dest,
-            None,
-            1 << 20,
-            "pub_x",
-            Some(&hash),
-            None,
-        )
-        .await;
+        let found = dest.ask("pub_x", expect, DbClock::local()).await;
         assert_eq!(found.verdict, crate::remote::Verdict::Accept);
-        assert_eq!(found.matches[0].remote_id.as_deref(), Some(id.as_str()));
+        assert_eq!(found.matches[0].remote_id, id);
 
         server.publish("pub_x", &hash);
-        let twice = crate::remote::lookup_at(
-            &http,
-            "dev",
-            dest,
-            None,
-            1 << 20,
-            "pub_x",
-            Some(&hash),
-            None,
-        )
-        .await;
+        let twice = dest.ask("pub_x", expect, DbClock::local()).await;
         assert_eq!(twice.outcome, crate::remote::Outcome::Ambiguous);
 
         server.set_down(true);
-        let down = crate::remote::lookup_at(
-            &http,
-            "dev",
-            dest,
-            None,
-            1 << 20,
-            "pub_x",
-            Some(&hash),
-            None,
-        )
-        .await;
+        let down = dest.ask("pub_x", expect, DbClock::local()).await;
         assert_eq!(down.verdict, crate::remote::Verdict::Unknown);
         assert_eq!(server.requests(), 4 + 1);
     }
@@ -540,7 +511,6 @@ mod tests {
                 ..Options::default()
             },
         )
-        .await
         .unwrap();
         let http = reqwest::Client::new();
         let sent = http

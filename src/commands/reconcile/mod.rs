@@ -1,0 +1,261 @@
+//! `reconctl reconcile`: look up every uncertain job; plan, and with `--apply` make, the moves
+//! the evidence justifies.
+//!
+//! The run is a pipeline ([`pipeline`]): keyset pages of uncertain jobs feed lookups (a few
+//! at once, rate-limited on request), each destination's controls checked first and again
+//! every `lookup.controls_every`; judged jobs are moved in batches (one statement and one
+//! transaction each, the COMMIT resolved when its answer is lost). What it did is written as
+//! it happens ([`report`]): one JSON document even when the run fails midway, one line a job
+//! for people.
+//!
+//! A closed stdout (`reconctl reconcile --apply --yes | head`) does not leave a consented
+//! apply half done: the run finishes, writes nothing more to stdout, and says on stderr what
+//! it did; the exit code is the run's. A plan (without `--apply`) just stops.
+
+mod pipeline;
+mod report;
+
+use futures::StreamExt;
+
+use super::controls::Gate;
+use super::Exit;
+use crate::context::Context;
+use crate::error::{Code, Error, Kind, Result};
+use crate::jobs::query;
+use crate::jobs::reconcile as rec;
+use pipeline::{Judged, Pipeline};
+use report::{Report, Row, Summary};
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  reconctl reconcile                       # the plan; nothing changes\n  reconctl reconcile --destination cms-a --concurrency 8 --rps 20\n  reconctl reconcile --apply --yes --max 500\n\n\
+Before a destination's answers are trusted, its lookup is checked with a publication it must hold (its canary_ref, else its latest settled accepted job) and with a made-up reference it cannot hold; if either check fails, every job of that destination is unknown and nothing moves on its word.\n\n\
+Without --apply nothing changes. With --apply --yes each job moves as soon as it is judged; with --max, or on a terminal without --yes, every lookup comes first, then the limit is checked or the question asked, then the moves. A job changed by someone else meanwhile is reported as skipped. Re-running continues with the jobs still uncertain. If stdout is closed during --apply, the run finishes and reports on stderr.\n\n\
+Exit codes: 0 every examined job got a definite verdict (accept, safe_to_retry, wait) and nothing was left busy, 1 the run failed (the message says how many jobs it had moved), 2 refused or declined and nothing changed (--apply without --yes and without a terminal; a \"no\" to the question; more than --max jobs would move), 5 conflicts or unknowns remain (a person should look; 5 wins over 6), 6 jobs were left only because they were busy (locked by someone else past the lock timeout): run it again."
+)]
+pub struct Args {
+    /// Only jobs for this destination
+    #[arg(long, value_name = "NAME")]
+    pub destination: Option<String>,
+    /// Examine at most this many uncertain jobs
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "N")]
+    pub limit: Option<u64>,
+    /// Lookups in flight at once
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024), value_name = "N")]
+    pub concurrency: u32,
+    /// At most this many lookups a second (protect the CMS during its own incident)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
+    pub rps: Option<u32>,
+    /// Perform the justified moves (else only print the plan)
+    #[arg(long)]
+    pub apply: bool,
+    /// Do not ask before applying; needed without a terminal
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Refuse (exit 2, nothing moved) when more than this many jobs would move
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "N")]
+    pub max: Option<u64>,
+}
+
+/// Moves per statement (one commit each).
+const BATCH: usize = 256;
+
+/// Batches written at once (each on its own pooled connection).
+const WRITERS: usize = 4;
+
+/// How many jobs the confirmation shows as examples.
+const SAMPLES: usize = 5;
+
+pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
+    let lookups = ctx.lookups()?;
+    if let Some(d) = &args.destination {
+        lookups.destination(d)?;
+    }
+    if args.apply && !args.yes && !ctx.ui.can_prompt() {
+        return Err(Error::new(
+            Code::ConfirmationRequired,
+            "reconcile --apply changes jobs; without a terminal to ask on, it needs --yes",
+        )
+        .hinted(
+            "nothing changed; run it without --apply to see the plan, then add --yes (and --max N) to apply it",
+        ));
+    }
+    let (clock, total) = {
+        let db = ctx.db().await?;
+        let clock = query::db_clock(&**db).await?;
+        let total = rec::count_uncertain(&**db, args.destination.as_deref()).await?;
+        (clock, args.limit.map_or(total, |l| l.min(total)))
+    };
+    let gate = Gate::new(ctx, clock)?;
+    let pipeline = Pipeline::new(ctx, args, lookups, &gate, clock);
+    // With --yes and no --max, each job is moved as soon as it is judged and nothing is
+    // kept. Otherwise every lookup comes first: --max must refuse before anything moves,
+    // and the question needs the whole plan.
+    if args.apply && (!args.yes || args.max.is_some()) {
+        staged(&pipeline, total).await
+    } else {
+        streamed(&pipeline, total).await
+    }
+}
+
+/// Look up and (with `--apply --yes`) move as the lookups come back, printing each job.
+async fn streamed(p: &Pipeline<'_>, total: u64) -> Result<Exit> {
+    let ui = &p.ctx.ui;
+    let applying = p.args.apply;
+    let pb = ui.progress(
+        if applying {
+            "reconciling"
+        } else {
+            "looking up"
+        },
+        Some(total),
+    );
+    let mut out = Report::new(ui, applying);
+    let mut summary = Summary::default();
+    let mut failure: Option<Error> = None;
+    let (produce, judged) = p.lookups();
+    let consume = async {
+        // Whatever lookups are ready, up to a batch, goes to the database in one statement;
+        // a few batches are written at once so the moves keep up. After a failure no new
+        // batch touches the database, but those already under way are waited for, so the
+        // report counts every move that was made.
+        let mut batches = judged
+            .ready_chunks(BATCH)
+            .map(|chunk| async move {
+                if applying {
+                    p.apply(chunk).await
+                } else {
+                    Ok(chunk.iter().map(|j| Row::planned(j, false)).collect())
+                }
+            })
+            .buffer_unordered(WRITERS);
+        while let Some(rows) = batches.next().await {
+            let rows = match rows {
+                Ok(rows) => rows,
+                Err(e) => {
+                    p.stop();
+                    failure.get_or_insert(e);
+                    continue;
+                }
+            };
+            for row in rows {
+                summary.count(&row);
+                pb.inc(1);
+                if let Err(e) = pb.suspend(|| out.row(&row)) {
+                    if e.kind() == Kind::BrokenPipe && applying {
+                        // Consented moves finish; the report goes to stderr at the end.
+                        continue;
+                    }
+                    p.stop();
+                    failure.get_or_insert(e);
+                }
+            }
+        }
+    };
+    let (produced, ()) = futures::join!(produce, consume);
+    pb.finish_and_clear();
+    if let Err(e) = produced {
+        failure.get_or_insert(e);
+    }
+    finish(p, out, summary, failure)
+}
+
+/// Every lookup first (nothing moves), then `--max` and the question, then the moves.
+async fn staged(p: &Pipeline<'_>, total: u64) -> Result<Exit> {
+    let ui = &p.ctx.ui;
+    let pb = ui.progress("looking up", Some(total));
+    let mut rows: Vec<Row> = Vec::new();
+    let mut moves: Vec<Judged> = Vec::new();
+    let mut summary = Summary::default();
+    let (produce, judged) = p.lookups();
+    let collect = async {
+        // Owned here, so refusing early (--max) drops the receiver and stops the lookups.
+        let mut judged = judged;
+        while let Some(j) = judged.next().await {
+            let row = Row::planned(&j, false);
+            summary.count(&row);
+            pb.inc(1);
+            if row.to_state.is_some() {
+                moves.push(j);
+                if let Some(max) = p.args.max {
+                    if moves.len() as u64 > max {
+                        p.stop();
+                        return Err(report::too_many(max, &summary));
+                    }
+                }
+            }
+            rows.push(row);
+        }
+        Ok(())
+    };
+    let (produced, collected) = futures::join!(produce, collect);
+    pb.finish_and_clear();
+    collected?;
+    produced?;
+
+    if !moves.is_empty() && !p.args.yes {
+        report::show_plan(ui, &summary, &moves, SAMPLES);
+        if !ui.confirm(&format!("Move these {} jobs?", moves.len()))? {
+            return Err(Error::new(
+                Code::Declined,
+                format!(
+                    "not confirmed: none of the {} jobs was moved; nothing changed",
+                    moves.len()
+                ),
+            ));
+        }
+    }
+
+    let pb = ui.progress("moving", Some(moves.len() as u64));
+    let mut moved: std::collections::HashMap<uuid::Uuid, Row> =
+        std::collections::HashMap::with_capacity(moves.len());
+    let mut failure = None;
+    for chunk in moves.chunks(BATCH) {
+        match p.apply(chunk.to_vec()).await {
+            Ok(done) => {
+                for row in done {
+                    pb.inc(1);
+                    moved.insert(row.id, row);
+                }
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    pb.finish_and_clear();
+    let mut out = Report::new(ui, true);
+    let mut summary = Summary::default();
+    for row in rows {
+        let row = match moved.remove(&row.id) {
+            Some(done) => done,
+            None => row.not_applied(failure.is_some()),
+        };
+        summary.count(&row);
+        if let Err(e) = out.row(&row) {
+            if e.kind() != Kind::BrokenPipe {
+                failure.get_or_insert(e);
+            }
+        }
+    }
+    finish(p, out, summary, failure)
+}
+
+/// The end of a run: the document closed (with the error, if it failed), the summary for
+/// people, and the exit code.
+fn finish(
+    p: &Pipeline<'_>,
+    out: Report<'_>,
+    summary: Summary,
+    failure: Option<Error>,
+) -> Result<Exit> {
+    let controls = p.gate.checked();
+    match failure {
+        None => {
+            out.finish(&summary, &controls)?;
+            Ok(summary.exit())
+        }
+        Some(e) => Err(out.fail(&summary, &controls, e, p)),
+    }
+}

@@ -1,0 +1,485 @@
+//! What a run did, for scripts and for people: SPEC §5's `reconcile` document (each job, the
+//! summary), the destinations whose controls failed (named once, not once per job), and the
+//! exit code.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use super::pipeline::{action_for, Judged, Pipeline};
+use crate::error::{Code, Error, Exit, Result};
+use crate::jobs::reconcile::Settled;
+use crate::jobs::State;
+use crate::remote::{Controls, Verdict};
+use crate::ui::{escape, Stream, Ui};
+
+/// What happened (or would happen) to one job; SPEC §5's `reconcile` job object.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub id: Uuid,
+    pub external_ref: String,
+    pub destination: String,
+    pub verdict: Verdict,
+    pub action: RowAction,
+    /// Where the job went (moved) or would go (planned); null when it does not move.
+    pub to_state: Option<State>,
+    pub reason: String,
+    /// Why it was left, when it was (for the exit code).
+    #[serde(skip)]
+    pub left: Option<Left>,
+    /// Not looked up because its destination's controls failed.
+    #[serde(skip)]
+    pub controls_failed: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowAction {
+    Moved,
+    Planned,
+    Skipped,
+    None,
+}
+
+impl RowAction {
+    fn as_str(self) -> &'static str {
+        match self {
+            RowAction::Moved => "moved",
+            RowAction::Planned => "planned",
+            RowAction::Skipped => "skipped",
+            RowAction::None => "-",
+        }
+    }
+}
+
+/// Why a job that would have moved was left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Left {
+    /// Someone else changed it first: nothing to do.
+    Changed,
+    /// Locked past the lock timeout: run again (exit 6).
+    Busy,
+    /// The database refused its move, or the run stopped before it: a person looks (exit 5).
+    Failed,
+}
+
+impl Row {
+    /// The row for a judged job before (or without) any move; `applying`: its move is about
+    /// to be made, so it is not "planned".
+    pub fn planned(j: &Judged, applying: bool) -> Row {
+        let to_state = action_for(j.lookup.verdict).map(|a| a.to());
+        Row {
+            id: j.job.id,
+            external_ref: j.job.external_ref.clone(),
+            destination: j.job.destination.clone(),
+            verdict: j.lookup.verdict,
+            action: match to_state {
+                Some(_) if !applying => RowAction::Planned,
+                _ => RowAction::None,
+            },
+            to_state: if applying { None } else { to_state },
+            reason: j.lookup.reason.clone(),
+            left: None,
+            controls_failed: j.controls_failed,
+        }
+    }
+
+    /// A move that was due but not made because the run stopped (`stopped`); otherwise the
+    /// row as it is.
+    pub fn not_applied(mut self, stopped: bool) -> Row {
+        if stopped && (self.action == RowAction::Planned || self.to_state.is_some()) {
+            self.action = RowAction::Skipped;
+            self.to_state = None;
+            self.left = Some(Left::Failed);
+            self.reason = format!(
+                "not moved: the run stopped on an error before this job's move (verdict {}); run reconcile again",
+                self.verdict.as_str()
+            );
+        }
+        self
+    }
+
+    /// What the move did.
+    pub fn settled(mut self, outcome: Settled, read_version: i64) -> Row {
+        match outcome {
+            Settled::Moved(state) => {
+                self.action = RowAction::Moved;
+                self.to_state = Some(state);
+            }
+            Settled::ChangedConcurrently(now) => {
+                self.action = RowAction::Skipped;
+                self.left = Some(Left::Changed);
+                self.reason = format!(
+                    "skipped: changed concurrently (now {} at version {}, read at version {read_version})",
+                    now.state, now.version
+                );
+            }
+            Settled::Busy(why) => {
+                self.action = RowAction::Skipped;
+                self.left = Some(Left::Busy);
+                self.reason = format!("skipped: {why}; run reconcile again");
+            }
+            Settled::Failed(why) => {
+                self.action = RowAction::Skipped;
+                self.left = Some(Left::Failed);
+                self.reason = format!("skipped: the database refused this job's move: {why}");
+            }
+        }
+        self
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub accept: u64,
+    pub safe_to_retry: u64,
+    pub conflict: u64,
+    pub wait: u64,
+    pub unknown: u64,
+    pub moved: u64,
+    pub skipped: u64,
+    #[serde(skip)]
+    busy: u64,
+    #[serde(skip)]
+    failed: u64,
+    /// Moved, per state reached (for the failure message).
+    #[serde(skip)]
+    moved_to: BTreeMap<&'static str, u64>,
+}
+
+impl Summary {
+    pub fn count(&mut self, row: &Row) {
+        match row.verdict {
+            Verdict::Accept => self.accept += 1,
+            Verdict::SafeToRetry => self.safe_to_retry += 1,
+            Verdict::Conflict => self.conflict += 1,
+            Verdict::Wait => self.wait += 1,
+            Verdict::Unknown => self.unknown += 1,
+        }
+        match row.action {
+            RowAction::Moved => {
+                self.moved += 1;
+                if let Some(s) = row.to_state {
+                    *self.moved_to.entry(s.as_str()).or_default() += 1;
+                }
+            }
+            RowAction::Skipped => self.skipped += 1,
+            RowAction::Planned | RowAction::None => {}
+        }
+        match row.left {
+            Some(Left::Busy) => self.busy += 1,
+            Some(Left::Failed) => self.failed += 1,
+            Some(Left::Changed) | None => {}
+        }
+    }
+
+    pub fn examined(&self) -> u64 {
+        self.accept + self.safe_to_retry + self.conflict + self.wait + self.unknown
+    }
+
+    pub fn would_move(&self) -> u64 {
+        self.accept + self.safe_to_retry + self.conflict
+    }
+
+    /// SPEC §5: exit 5 while a job needs a person (conflict, unknown, a move the database
+    /// refused); else 6 when jobs were left only because they were busy; else 0.
+    pub fn exit(&self) -> Exit {
+        if self.conflict > 0 || self.unknown > 0 || self.failed > 0 {
+            Exit::Attention
+        } else if self.busy > 0 {
+            Exit::Busy
+        } else {
+            Exit::Done
+        }
+    }
+
+    fn moved_text(&self) -> String {
+        if self.moved == 0 {
+            return "moved no job".to_string();
+        }
+        let per: Vec<String> = self
+            .moved_to
+            .iter()
+            .map(|(s, n)| format!("{n} → {s}"))
+            .collect();
+        format!("moved {} jobs ({})", self.moved, per.join(", "))
+    }
+
+    fn line(&self, applied: bool) -> String {
+        let tail = if applied {
+            let busy = if self.busy > 0 {
+                format!(" ({} busy: run reconcile again)", self.busy)
+            } else {
+                String::new()
+            };
+            format!("; moved {}, skipped {}{busy}", self.moved, self.skipped)
+        } else if self.would_move() > 0 {
+            format!(
+                "; {} would move: nothing changed, run with --apply to make these moves",
+                self.would_move()
+            )
+        } else {
+            "; nothing to move".to_string()
+        };
+        format!(
+            "reconcile: examined {}: accept {}, safe_to_retry {}, conflict {}, wait {}, unknown {}{tail}",
+            self.examined(),
+            self.accept,
+            self.safe_to_retry,
+            self.conflict,
+            self.wait,
+            self.unknown
+        )
+    }
+}
+
+/// `--max` refused: nothing changed.
+pub fn too_many(max: u64, summary: &Summary) -> Error {
+    Error::new(
+        Code::TooManyMoves,
+        format!(
+            "refusing to apply: more than --max {max} jobs would move (stopped looking after {} examined); nothing changed",
+            summary.examined()
+        ),
+    )
+    .hinted("look at the plan (reconcile without --apply), then raise --max or narrow with --destination / --limit")
+    .with_detail(json!({ "max": max, "examined": summary.examined(), "would_move_at_least": summary.would_move() }))
+}
+
+/// The question's context on the terminal: counts per verdict and a few examples (on stderr,
+/// even with `-q`: consent to something unseen is no consent).
+pub fn show_plan(ui: &Ui, summary: &Summary, moves: &[Judged], samples: usize) {
+    let mut lines = vec![format!(
+        "reconcile would move {} of {} examined jobs:",
+        summary.would_move(),
+        summary.examined()
+    )];
+    for (verdict, n) in [
+        (Verdict::Accept, summary.accept),
+        (Verdict::SafeToRetry, summary.safe_to_retry),
+        (Verdict::Conflict, summary.conflict),
+        (Verdict::Wait, summary.wait),
+        (Verdict::Unknown, summary.unknown),
+    ] {
+        let what = match action_for(verdict) {
+            Some(a) => format!("→ {}", a.to()),
+            None => format!("(stay {})", State::reconciled()),
+        };
+        lines.push(format!("  {:<14}{n:>8}  {what}", verdict.as_str()));
+    }
+    lines.push("for example:".into());
+    for j in moves.iter().take(samples) {
+        lines.push(format!(
+            "  {} {} {} → {}: {}",
+            j.job.id,
+            escape(&j.job.destination),
+            j.lookup.verdict.as_str(),
+            action_for(j.lookup.verdict).map_or("-", |a| a.to().as_str()),
+            escape(&j.lookup.reason)
+        ));
+    }
+    ui.before_prompt(&lines.join("\n"));
+}
+
+/// The report as it is written.
+pub struct Report<'a> {
+    ui: &'a Ui,
+    stream: Stream<'a>,
+    applied: bool,
+    /// Jobs left unknown per destination whose controls failed.
+    controls_failed: BTreeMap<String, u64>,
+}
+
+/// The table's columns: the id in full on a wide terminal (or in a pipe), else an 8-digit
+/// prefix (every JOB argument takes a unique prefix); the reason gets what is left.
+struct Layout {
+    id: usize,
+    reason: Option<usize>,
+}
+
+impl Layout {
+    fn of(ui: &Ui) -> Layout {
+        match ui.width() {
+            None => Layout {
+                id: 36,
+                reason: None,
+            },
+            Some(w) => {
+                let id = if w >= 120 { 36 } else { 8 };
+                // id, destination (12), verdict (13), action (7), to (13), 5 gaps of 2.
+                let fixed = id + 12 + 13 + 7 + 13 + 10;
+                Layout {
+                    id,
+                    reason: Some((w as usize).saturating_sub(fixed).max(16)),
+                }
+            }
+        }
+    }
+
+    fn header(&self) -> String {
+        format!(
+            "{:<id$}  {:<12}  {:<13}  {:<7}  {:<13}  REASON",
+            "JOB",
+            "DESTINATION",
+            "VERDICT",
+            "ACTION",
+            "TO",
+            id = self.id
+        )
+    }
+
+    fn line(&self, row: &Row) -> String {
+        let id = row.id.to_string();
+        let reason = escape(&row.reason);
+        let reason = match self.reason {
+            Some(w) => truncate(&reason, w),
+            None => reason,
+        };
+        format!(
+            "{:<idw$}  {:<12}  {:<13}  {:<7}  {:<13}  {reason}",
+            &id[..self.id],
+            truncate(&escape(&row.destination), 12),
+            row.verdict.as_str(),
+            row.action.as_str(),
+            row.to_state.map_or("-", State::as_str),
+            idw = self.id
+        )
+    }
+}
+
+/// At most `width` characters, the last one `…` when something was cut.
+fn truncate(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+impl<'a> Report<'a> {
+    pub fn new(ui: &'a Ui, applied: bool) -> Report<'a> {
+        let layout = Layout::of(ui);
+        Report {
+            ui,
+            stream: Stream::new(
+                ui,
+                vec![("applied", applied.into())],
+                "jobs",
+                layout.header(),
+            ),
+            applied,
+            controls_failed: BTreeMap::new(),
+        }
+    }
+
+    pub fn row(&mut self, row: &Row) -> Result<()> {
+        if row.controls_failed {
+            *self
+                .controls_failed
+                .entry(row.destination.clone())
+                .or_default() += 1;
+        }
+        let json = serde_json::to_value(row).map_err(|e| Error::bug(e.to_string()))?;
+        let layout = Layout::of(self.ui);
+        self.stream.item(&json, || layout.line(row))
+    }
+
+    fn controls_json(controls: &BTreeMap<String, Arc<Controls>>) -> Value {
+        Value::Object(
+            controls
+                .iter()
+                .map(|(name, c)| {
+                    let mut v = serde_json::to_value(&**c).unwrap_or(Value::Null);
+                    v["ok"] = c.ok().into();
+                    (name.clone(), v)
+                })
+                .collect(),
+        )
+    }
+
+    /// Each destination whose controls failed, once, with what it cost.
+    fn controls_lines(&self, controls: &BTreeMap<String, Arc<Controls>>) -> Vec<String> {
+        controls
+            .iter()
+            .filter_map(|(name, c)| {
+                let failure = c.failure()?;
+                let n = self.controls_failed.get(name).copied().unwrap_or(0);
+                Some(format!(
+                    "destination {}: {}; {n} of its jobs were not looked up (unknown: nothing moved on its word)",
+                    escape(name),
+                    escape(&failure)
+                ))
+            })
+            .collect()
+    }
+
+    /// The end of a run that did not fail.
+    pub fn finish(
+        self,
+        summary: &Summary,
+        controls: &BTreeMap<String, Arc<Controls>>,
+    ) -> Result<()> {
+        let mut text = vec![summary.line(self.applied)];
+        text.extend(self.controls_lines(controls));
+        let text = text.join("\n");
+        let closed = self.stream.stdout_closed();
+        let rows = self.stream.items();
+        let tail = vec![
+            (
+                "summary",
+                serde_json::to_value(summary).unwrap_or(Value::Null),
+            ),
+            ("controls", Self::controls_json(controls)),
+        ];
+        let ui = self.ui;
+        let written = self.stream.finish(tail, &text);
+        if closed {
+            // The run went on after stdout closed: say what it did where it can be read.
+            ui.warn(&format!(
+                "stdout was closed during the run; it went on to finish what --apply was asked to do: {text}"
+            ));
+            let _ = rows;
+        } else if ui.quiet && summary.exit() != Exit::Done {
+            // -q: nothing on success, but a run that needs a person says why (cron mails it).
+            ui.warn(&text);
+        }
+        match written {
+            Err(e) if e.kind() == crate::error::Kind::BrokenPipe => Ok(()),
+            other => other,
+        }
+    }
+
+    /// The end of a run that failed midway: the document closed with the error, and an
+    /// error that says what the run had already moved and how to see it.
+    pub fn fail(
+        self,
+        summary: &Summary,
+        controls: &BTreeMap<String, Arc<Controls>>,
+        err: Error,
+        p: &Pipeline<'_>,
+    ) -> Error {
+        let since = p.started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let moved = summary.moved_text();
+        let err = if summary.moved > 0 {
+            err.with_message(|m| format!("reconcile stopped: {m}; before that it {moved}, which stand"))
+                .hinted(format!(
+                    "see what it moved: reconctl events --since {since} --actor {}; run reconcile again to go on (it takes up the jobs still uncertain)",
+                    p.ctx.actor
+                ))
+        } else {
+            err.with_message(|m| format!("reconcile stopped: {m}; it moved no job"))
+        };
+        let tail = vec![
+            (
+                "summary",
+                serde_json::to_value(summary).unwrap_or(Value::Null),
+            ),
+            ("controls", Self::controls_json(controls)),
+        ];
+        self.stream.fail(tail, err)
+    }
+}

@@ -1,0 +1,82 @@
+//! What the migrations create, as the rest of the code needs to know it: the names of the
+//! indexes `doctor` checks, and how to read their state from the catalog. Kept beside
+//! `migrate` (and tested against a freshly migrated catalog in tests/it/inspect.rs), so the
+//! knowledge of the schema lives in one place next to the SQL that makes it.
+
+use serde::Serialize;
+use tokio_postgres::GenericClient;
+
+use crate::error::Result;
+
+/// Every index the migrations create and whether it must be unique: the two unique ones
+/// decide races (one job per intent, one job per external_ref); the others keep every
+/// inspection query, claim and sweep off a scan of the whole table. A test compares this list
+/// with the catalog of a freshly migrated database, so a new migration's index cannot be
+/// forgotten here.
+pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
+    ("ux_publication_jobs_identity", true),
+    ("ux_publication_jobs_external_ref", true),
+    ("ix_publication_jobs_created", false),
+    ("ix_publication_jobs_destination_created", false),
+    ("ix_publication_jobs_open_created", false),
+    ("ix_publication_jobs_open_state_age", false),
+    ("ix_publication_jobs_lease", false),
+    ("ix_job_events_job", false),
+    // V3
+    ("ix_publication_jobs_claimable", false),
+    // V4
+    ("ix_publication_jobs_tenant_created", false),
+    ("ix_publication_jobs_article_created", false),
+    // V5
+    ("ix_destination_events_destination", false),
+];
+
+/// The server's version string (`SHOW server_version`), for `doctor`.
+pub async fn server_version<C: GenericClient>(client: &C) -> Result<String> {
+    Ok(client
+        .query_one("SHOW server_version", &[])
+        .await?
+        .try_get(0)?)
+}
+
+/// What the catalog says about one expected index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IndexStatus {
+    pub name: String,
+    pub present: bool,
+    pub unique: bool,
+    /// False after a failed `CREATE INDEX CONCURRENTLY`: present but unused.
+    pub valid: bool,
+    pub must_be_unique: bool,
+}
+
+impl IndexStatus {
+    pub fn ok(&self) -> bool {
+        self.present && self.valid && (self.unique || !self.must_be_unique)
+    }
+}
+
+pub async fn index_status<C: GenericClient>(client: &C) -> Result<Vec<IndexStatus>> {
+    let names: Vec<&str> = EXPECTED_INDEXES.iter().map(|(n, _)| *n).collect();
+    let rows = client
+        .query(
+            "SELECT c.relname::text, i.indisunique, i.indisvalid \
+             FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid \
+             WHERE c.relname::text = ANY($1::text[]) AND pg_table_is_visible(c.oid)",
+            &[&names],
+        )
+        .await?;
+    Ok(EXPECTED_INDEXES
+        .iter()
+        .map(|(name, must_be_unique)| {
+            let row = rows.iter().find(|r| r.get::<_, String>(0) == *name);
+            IndexStatus {
+                name: name.to_string(),
+                present: row.is_some(),
+                unique: row.is_some_and(|r| r.get(1)),
+                valid: row.is_some_and(|r| r.get(2)),
+                must_be_unique: *must_be_unique,
+            }
+        })
+        .collect())
+}
