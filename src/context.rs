@@ -21,6 +21,9 @@ pub struct Context {
     config: std::sync::OnceLock<Result<Config>>,
     target: std::sync::OnceLock<Target>,
     pool: OnceCell<crate::db::Pool>,
+    /// The last failure to connect, and when: asked again within the connect timeout, the
+    /// answer is the same, without waiting that long once more (doctor asks twice).
+    connect_failure: std::sync::Mutex<Option<(std::time::Instant, crate::error::Error)>>,
     http: std::sync::OnceLock<reqwest::Client>,
 }
 
@@ -54,6 +57,7 @@ impl Context {
             config: std::sync::OnceLock::new(),
             target: std::sync::OnceLock::new(),
             pool: OnceCell::new(),
+            connect_failure: std::sync::Mutex::new(None),
             http: std::sync::OnceLock::new(),
         }
     }
@@ -97,7 +101,28 @@ impl Context {
     /// never the password.
     pub async fn db(&self) -> Result<crate::db::PooledClient> {
         let pool = self.pool().await?;
-        crate::db::pool::get(pool).await
+        let target = self.target()?;
+        let window = target
+            .settings()
+            .connect_timeout
+            .unwrap_or(target.limits().connect_timeout);
+        if let Ok(last) = self.connect_failure.lock() {
+            if let Some((at, err)) = last.as_ref() {
+                if at.elapsed() < window {
+                    return Err(err.clone());
+                }
+            }
+        }
+        let result = crate::db::pool::get(pool).await;
+        if let Ok(mut last) = self.connect_failure.lock() {
+            *last = match &result {
+                Err(e) if e.code() != crate::error::Code::PoolTimeout => {
+                    Some((std::time::Instant::now(), e.clone()))
+                }
+                _ => None,
+            };
+        }
+        result
     }
 
     /// Errors that need the target to say what to fix: a missing reconctl schema means
