@@ -1524,7 +1524,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__migrate)
-            opts="-o -q -v -h --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help status help"
+            opts="-y -o -q -v -h --dry-run --yes --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -27,10 +27,21 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The subcommand path as typed (`sweep leases`), for the sessions' application_name.
+pub fn command_path(matches: &clap::ArgMatches) -> String {
+    let mut names = Vec::new();
+    let mut m = matches;
+    while let Some((name, sub)) = m.subcommand() {
+        names.push(name);
+        m = sub;
+    }
+    names.join(" ")
+}
+
 /// Flags every command accepts, before or after the subcommand.
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
-    /// PostgreSQL connection URL [default: libpq's PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]
+    /// PostgreSQL connection URL or key=value string [default: as psql: libpq's PG* variables, service file, ~/.pgpass]
     #[arg(
         long,
         env = "DATABASE_URL",

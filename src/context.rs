@@ -16,9 +16,14 @@ pub struct Context {
     pub globals: GlobalArgs,
     pub limits: SessionLimits,
     pub actor: String,
+    /// The command path (`sweep leases`), for the sessions' `application_name`.
+    pub command: String,
     config: std::sync::OnceLock<Result<Config>>,
     target: std::sync::OnceLock<Target>,
-    pool: OnceCell<deadpool_postgres::Pool>,
+    pool: OnceCell<crate::db::Pool>,
+    /// The last failure to connect, and when: asked again within the connect timeout, the
+    /// answer is the same, without waiting that long once more (doctor asks twice).
+    connect_failure: std::sync::Mutex<Option<(std::time::Instant, crate::error::Error)>>,
     http: std::sync::OnceLock<reqwest::Client>,
 }
 
@@ -48,24 +53,42 @@ impl Context {
             globals,
             limits,
             actor,
+            command: String::new(),
             config: std::sync::OnceLock::new(),
             target: std::sync::OnceLock::new(),
             pool: OnceCell::new(),
+            connect_failure: std::sync::Mutex::new(None),
             http: std::sync::OnceLock::new(),
         }
     }
 
-    /// Where the database is (resolved once; no connection yet).
+    /// The command path (`sweep leases`): sessions report `reconctl <command>` as their
+    /// application_name unless the connection settings name one.
+    pub fn for_command(mut self, command: impl Into<String>) -> Context {
+        self.command = command.into();
+        self
+    }
+
+    /// Where the database is (resolved once, as psql would; no connection yet). libpq's
+    /// warnings (an insecure ~/.pgpass) are shown here, once.
     pub fn target(&self) -> Result<&Target> {
         if let Some(t) = self.target.get() {
             return Ok(t);
         }
-        let t = Target::resolve(self.globals.database_url.as_deref(), &self.limits)?;
+        let application = match self.command.as_str() {
+            "" => "reconctl".to_string(),
+            c => format!("reconctl {c}"),
+        };
+        let t = Target::resolve(self.globals.database_url.as_deref(), &self.limits)?
+            .with_application_name(application);
+        for w in t.warnings() {
+            self.ui.warn(w);
+        }
         Ok(self.target.get_or_init(|| t))
     }
 
     /// The pool, created on first use; every session has the statement and lock timeouts.
-    pub async fn pool(&self) -> Result<&deadpool_postgres::Pool> {
+    pub async fn pool(&self) -> Result<&crate::db::Pool> {
         self.pool
             .get_or_try_init(|| async {
                 let target = self.target()?;
@@ -74,14 +97,56 @@ impl Context {
             .await
     }
 
-    /// A pooled connection; connection failures name the target, never the password.
-    pub async fn db(&self) -> Result<deadpool_postgres::Object> {
+    /// A pooled connection; connection failures name the target and every host's reason,
+    /// never the password.
+    pub async fn db(&self) -> Result<crate::db::PooledClient> {
         let pool = self.pool().await?;
-        match pool.get().await {
-            Ok(c) => Ok(c),
-            Err(deadpool_postgres::PoolError::Backend(e)) => Err(self.target()?.connect_error(&e)),
-            Err(e) => Err(e.into()),
+        let target = self.target()?;
+        let window = target
+            .settings()
+            .connect_timeout
+            .unwrap_or(target.limits().connect_timeout);
+        if let Ok(last) = self.connect_failure.lock() {
+            if let Some((at, err)) = last.as_ref() {
+                if at.elapsed() < window {
+                    return Err(err.clone());
+                }
+            }
         }
+        let result = crate::db::pool::get(pool).await;
+        if let Ok(mut last) = self.connect_failure.lock() {
+            *last = match &result {
+                Err(e) if e.code() != crate::error::Code::PoolTimeout => {
+                    Some((std::time::Instant::now(), e.clone()))
+                }
+                _ => None,
+            };
+        }
+        result
+    }
+
+    /// Errors that need the target to say what to fix: a missing reconctl schema means
+    /// "wrong database?" before it means "run migrate".
+    pub fn explain(&self, err: crate::error::Error) -> crate::error::Error {
+        use crate::error::{Code, Error};
+        if err.code() != Code::Schema {
+            return err;
+        }
+        let core = ["\"publication_jobs\"", "\"job_events\""];
+        let Some(target) = self.target.get() else {
+            return err;
+        };
+        if !core.iter().any(|t| err.message().contains(t)) {
+            return err;
+        }
+        Error::new(
+            Code::Schema,
+            format!(
+                "database \"{}\" at {} has no reconctl schema — check DATABASE_URL/PGDATABASE, or run `reconctl migrate` to create it there",
+                target.settings().dbname,
+                target.first_host()
+            ),
+        )
     }
 
     /// The destinations config (flag > env > XDG file > empty), loaded once.
@@ -116,11 +181,14 @@ impl Context {
     }
 }
 
-/// `$USER@host`, the default actor recorded in events.
+/// `$USER@host`, the default actor recorded in events; without USER and LOGNAME (systemd,
+/// containers) the OS user from the password database, as psql would find it.
 pub fn default_actor() -> String {
-    let user = std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "unknown".into());
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let user = env("USER")
+        .or_else(|| env("LOGNAME"))
+        .or_else(crate::db::conninfo::os_user)
+        .unwrap_or_else(|| "unknown".into());
     format!("{user}@{}", hostname())
 }
 

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use reconctl::cli::Cli;
 use reconctl::context::Context;
@@ -17,8 +17,11 @@ fn main() -> ExitCode {
             "error: BUG: reconctl panicked: {info}\nhint: every change reconctl makes is one guarded statement, so a job is either moved with its event or untouched; check with `reconctl jobs show`, and please report this"
         );
     }));
-    let cli = Cli::parse();
-    let ctx = Context::new(cli.globals.clone());
+    let matches = Cli::command().get_matches();
+    let cli =
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut Cli::command()).exit());
+    // Sessions report `reconctl <command>` as their application_name.
+    let ctx = Context::new(cli.globals.clone()).for_command(reconctl::cli::command_path(&matches));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -39,6 +42,8 @@ fn main() -> ExitCode {
     let Ok(result) = result else {
         return ExitCode::from(1);
     };
+    // A missing schema is said in terms of the target ("wrong database?").
+    let result = result.map_err(|err| ctx.explain(err));
     if let Err(err) = &result {
         ctx.ui.error(err);
     }

@@ -5,6 +5,7 @@ mod controls;
 mod harness;
 mod hostile;
 
+mod connect;
 mod foundation;
 mod generated;
 mod inspect;

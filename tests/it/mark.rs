@@ -469,7 +469,7 @@ async fn race_twenty_processes_mark_one_job_exactly_one_wins() {
                 let waiting = env
                     .count(
                         "SELECT count(*) FROM pg_stat_activity
-                         WHERE datname = current_database() AND application_name = 'reconctl'
+                         WHERE datname = current_database() AND application_name LIKE 'reconctl%'
                            AND wait_event_type = 'Lock'",
                     )
                     .await;

@@ -264,6 +264,63 @@ impl Cluster {
         format!("postgresql://postgres@127.0.0.1:{}/{db}", self.port)
     }
 
+    /// The directory holding the cluster's Unix socket.
+    pub fn socket_dir(&self) -> PathBuf {
+        self.dir.path().join("sock")
+    }
+
+    /// A superuser connection string over the Unix socket (trust there in every cluster the
+    /// tests make), whatever TCP demands.
+    pub fn socket_conninfo(&self, db: &str) -> String {
+        format!(
+            "host={} port={} user=postgres dbname={db}",
+            self.socket_dir().display(),
+            self.port
+        )
+    }
+
+    /// psql of the same installation.
+    pub fn psql(&self) -> PathBuf {
+        self.bin.join("psql")
+    }
+
+    /// Copy files (certificates, keys) into the data directory, owned by the server's user
+    /// and private, as the server insists for keys.
+    pub fn install_files(&self, files: &[(&Path, &str)]) {
+        use std::os::unix::fs::PermissionsExt;
+        for (from, name) in files {
+            let to = self.data.join(name);
+            std::fs::copy(from, &to).unwrap();
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        chown_to_owner(&self.data);
+    }
+
+    /// Let the cluster also put its socket in `dir` (e.g. /var/run/postgresql, libpq's
+    /// default) when the server's user may write there; whether it could.
+    pub fn also_listen_in(&self, dir: &Path) -> bool {
+        let writable = match owner() {
+            Some(user) => Command::new("runuser")
+                .args(["-u", user, "--", "test", "-w"])
+                .arg(dir)
+                .status()
+                .is_ok_and(|s| s.success()),
+            None => Command::new("test")
+                .arg("-w")
+                .arg(dir)
+                .status()
+                .is_ok_and(|s| s.success()),
+        };
+        if writable {
+            self.append_conf(&format!(
+                "unix_socket_directories = '{}, {}'\n",
+                self.socket_dir().display(),
+                dir.display()
+            ));
+        }
+        writable
+    }
+
     /// Wait until a query answers (a restarted server, a standby catching up).
     pub async fn wait_ready(&self, url: &str) -> tokio_postgres::Client {
         let started = Instant::now();

@@ -205,7 +205,7 @@ async fn active_reconctl_backend(admin: &Client, db: &str, deadline: Duration) -
         let row = admin
             .query_opt(
                 "SELECT pid FROM pg_stat_activity
-                 WHERE application_name = 'reconctl' AND datname = $1 AND state = 'active'
+                 WHERE application_name LIKE 'reconctl%' AND datname = $1 AND state = 'active'
                  LIMIT 1",
                 &[&db],
             )
