@@ -5,15 +5,40 @@ use std::time::Duration;
 
 use tokio::sync::OnceCell;
 
-use crate::cli::GlobalArgs;
+use std::path::PathBuf;
+
 use crate::config::Config;
 use crate::db::{SessionLimits, Target};
 use crate::error::Result;
-use crate::ui::Ui;
+use crate::ui::{ColorChoice, Format, Ui};
+
+/// What the command line and the environment ask for, resolved once
+/// (`cli::GlobalArgs::settings`): every command reads its settings here.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// `--database-url`, else `DATABASE_URL` (else libpq's rules, in `db`).
+    pub database_url: Option<String>,
+    /// `--database-url` was typed on this command line (the sandbox uses no other).
+    pub database_url_typed: bool,
+    /// `--config`, else `RECONCTL_CONFIG` (else the XDG file, in `config`).
+    pub config: Option<PathBuf>,
+    pub format: Format,
+    pub color: ColorChoice,
+    pub quiet: bool,
+    pub verbose: u8,
+    /// `--actor`, else `RECONCTL_ACTOR` (else the OS user at the host).
+    pub actor: Option<String>,
+    /// As typed (the defaults are applied in [`Context::new`]).
+    pub statement_timeout: Option<Duration>,
+    pub lock_timeout: Option<Duration>,
+    pub read_only: bool,
+    /// The subcommand path (`sweep leases`), for the sessions' `application_name`.
+    pub command: String,
+}
 
 pub struct Context {
     pub ui: Ui,
-    pub globals: GlobalArgs,
+    pub settings: Settings,
     pub limits: SessionLimits,
     pub actor: String,
     /// The command path (`sweep leases`), for the sessions' `application_name`.
@@ -28,45 +53,35 @@ pub struct Context {
 }
 
 impl Context {
-    pub fn new(globals: GlobalArgs) -> Context {
+    pub fn new(settings: Settings) -> Context {
         let ui = Ui::new(
-            globals.output,
-            globals.color,
-            globals.quiet,
-            globals.verbose,
+            settings.format,
+            settings.color,
+            settings.quiet,
+            settings.verbose,
         );
+        let defaults = SessionLimits::default();
         let limits = SessionLimits {
-            statement_timeout: globals
+            statement_timeout: settings
                 .statement_timeout
-                .map_or(Duration::from_secs(10), |d| d.0),
-            lock_timeout: globals.lock_timeout.map_or(Duration::from_secs(2), |d| d.0),
-            connect_timeout: Duration::from_secs(5),
-            read_only: globals.read_only,
+                .unwrap_or(defaults.statement_timeout),
+            lock_timeout: settings.lock_timeout.unwrap_or(defaults.lock_timeout),
+            read_only: settings.read_only,
+            ..defaults
         };
-        let actor = globals
-            .actor
-            .clone()
-            .filter(|a| !a.trim().is_empty())
-            .unwrap_or_else(default_actor);
+        let actor = settings.actor.clone().unwrap_or_else(default_actor);
         Context {
             ui,
-            globals,
+            command: settings.command.clone(),
+            settings,
             limits,
             actor,
-            command: String::new(),
             config: std::sync::OnceLock::new(),
             target: std::sync::OnceLock::new(),
             pool: OnceCell::new(),
             connect_failure: std::sync::Mutex::new(None),
             http: std::sync::OnceLock::new(),
         }
-    }
-
-    /// The command path (`sweep leases`): sessions report `reconctl <command>` as their
-    /// application_name unless the connection settings name one.
-    pub fn for_command(mut self, command: impl Into<String>) -> Context {
-        self.command = command.into();
-        self
     }
 
     /// Where the database is (resolved once, as psql would; no connection yet). libpq's
@@ -79,7 +94,7 @@ impl Context {
             "" => "reconctl".to_string(),
             c => format!("reconctl {c}"),
         };
-        let t = Target::resolve(self.globals.database_url.as_deref(), &self.limits)?
+        let t = Target::resolve(self.settings.database_url.as_deref(), &self.limits)?
             .with_application_name(application);
         for w in t.warnings() {
             self.ui.warn(w);
@@ -153,7 +168,7 @@ impl Context {
     pub fn config(&self) -> Result<&Config> {
         self.config
             .get_or_init(|| {
-                let cfg = Config::load(self.globals.config.as_deref());
+                let cfg = Config::load(self.settings.config.as_deref());
                 if let Ok(cfg) = &cfg {
                     for w in &cfg.warnings {
                         self.ui.warn(w);

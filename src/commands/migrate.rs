@@ -169,7 +169,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
                 ));
             }
             // Bounded: --lock-timeout when given, else 30s, for another migrate to finish.
-            let wait = ctx.globals.lock_timeout.map_or(migrate::LOCK_WAIT, |d| d.0);
+            let wait = ctx.settings.lock_timeout.unwrap_or(migrate::LOCK_WAIT);
             let applied = migrate::migrate_waiting(&mut client, wait, |holder| {
                 let who = holder.map_or_else(
                     || "another session holds the migration lock".to_string(),

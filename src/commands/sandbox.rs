@@ -4,11 +4,9 @@
 //! line: a `DATABASE_URL` inherited from the shell (which may well point at production) is
 //! ignored, so a first run can never seed demo jobs into a real database.
 
-use clap::CommandFactory;
 use serde::Serialize;
 
 use super::Exit;
-use crate::cli::Cli;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::sandbox::{drill, Sandbox, Seeded, DESTINATION, SETTLE_AFTER};
@@ -29,20 +27,12 @@ pub struct Args {
     pub drill: bool,
 }
 
-/// Whether `--database-url` was typed on the command line (not filled from DATABASE_URL).
+/// `--database-url` when it was typed on the command line (not filled from DATABASE_URL).
 fn explicit_database_url(ctx: &Context) -> Option<String> {
-    let matches = Cli::command()
-        .try_get_matches_from(std::env::args_os())
-        .ok()?;
-    let typed = |m: &clap::ArgMatches| {
-        m.value_source("database_url") == Some(clap::parser::ValueSource::CommandLine)
-    };
-    let sub = matches.subcommand_matches("sandbox");
-    if typed(&matches) || sub.is_some_and(typed) {
-        ctx.globals.database_url.clone()
-    } else {
-        None
-    }
+    ctx.settings
+        .database_url_typed
+        .then(|| ctx.settings.database_url.clone())
+        .flatten()
 }
 
 /// Resolves when the sandbox should stop: Ctrl-C, SIGTERM or SIGHUP (terminal closed).

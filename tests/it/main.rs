@@ -1,5 +1,6 @@
 //! The one integration test binary: a module per capability, each test with its own database.
 
+mod cli;
 mod cms;
 mod controls;
 mod harness;

@@ -8,8 +8,8 @@ use chrono::{DateTime, Utc};
 use comfy_table::{Cell, ColumnConstraint, TableComponent};
 use serde::Serialize;
 
-use crate::cli::Page;
 use crate::commands::Exit;
+use crate::commands::Page;
 use crate::context::Context;
 use crate::duration::{format_duration, HumanDuration};
 use crate::error::{Error, Result};

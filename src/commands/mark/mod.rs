@@ -8,7 +8,7 @@ pub mod plan;
 pub mod report;
 
 use super::Exit;
-use crate::cli::Confirmation;
+use crate::commands::Confirmation;
 use crate::context::Context;
 use crate::error::Result;
 use crate::jobs::{Action, JobRef};
