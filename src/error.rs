@@ -248,7 +248,8 @@ impl fmt::Display for Code {
 }
 
 /// An error a person can act on: what happened, and what to do about it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
 pub struct Error {
     code: Code,
     /// The SQLSTATE of the database error this came from, if any.
@@ -407,14 +408,6 @@ impl Error {
         serde_json::json!({ "error": obj })
     }
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Error {}
 
 impl From<tokio_postgres::Error> for Error {
     fn from(err: tokio_postgres::Error) -> Self {

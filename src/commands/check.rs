@@ -95,7 +95,7 @@ fn since(now: DateTime<Utc>, t: Option<DateTime<Utc>>) -> String {
         .unwrap_or_default()
 }
 
-fn judge(args: &Args, h: &Health, ooo: Vec<OutOfOrder>) -> CheckReport {
+fn report(args: &Args, h: &Health, ooo: Vec<OutOfOrder>) -> CheckReport {
     let mut v = Vec::new();
     let now = h.now;
     let stuck_after = args.stuck_after;
@@ -249,7 +249,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         query::out_of_order(&**db, args.order_window.0),
     )?;
     drop(db);
-    let report = judge(args, &health, ooo);
+    let report = report(args, &health, ooo);
     ctx.ui.emit(&report)?;
     Ok(if report.healthy {
         Exit::Done

@@ -86,7 +86,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let moves = TRANSITIONS
         .iter()
         .filter(|t| !t.from.is_empty())
-        .map(|t| judge(&job, now, t))
+        .map(|t| move_now(&job, now, t))
         .collect();
     ctx.ui.emit(&JobDetail {
         job,
@@ -109,7 +109,7 @@ fn states_text(states: &[State]) -> String {
 }
 
 /// Whether the transition `t` can be made now, and why (not).
-fn judge(job: &Job, now: DateTime<Utc>, t: &Transition) -> Move {
+fn move_now(job: &Job, now: DateTime<Utc>, t: &Transition) -> Move {
     let command = t.action.command_line(job);
     let verdict = |valid: bool, why: String| Move {
         action: t.action,
