@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -525,18 +524,10 @@ async fn a_closed_pipe_ends_the_list_quietly_with_success() {
     // Far more output than a pipe buffers, so the writes after `head` hangs up fail.
     bulk(&env.client, "pipe-", 2000, Some(Pending), 5000, 2).await;
     for format in ["table", "jsonl", "json"] {
-        // What env.cmd() sets, on a std Command (its stdout must be a pipe we can close).
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("reconctl"))
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", env.dir.path())
-            .env("DATABASE_URL", &env.url)
-            .env("COLUMNS", "120")
-            .env("NO_COLOR", "1")
+        // A std Command: its stdout must be a pipe we can close.
+        let mut child = env
+            .std_cmd()
             .args(["jobs", "list", "--limit", "2000", "-o", format])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         let mut out = BufReader::new(child.stdout.take().unwrap());

@@ -15,4 +15,5 @@ mod reconcile;
 mod reliability;
 mod remote;
 mod sandbox;
+mod suite;
 mod sweep;
