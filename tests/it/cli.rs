@@ -151,3 +151,78 @@ async fn global_flags_have_their_own_help_heading() {
     let global = help.find("--database-url").expect("the global flags");
     assert!(own < heading && heading < global, "{help}");
 }
+
+/// Every JOB argument takes a unique prefix of the id (8 or more hex digits, as tables print
+/// them); an ambiguous one is exit 2 naming the candidates, one that names nothing exit 4.
+#[tokio::test]
+async fn job_arguments_take_a_unique_id_prefix() {
+    let env = TestEnv::new().await;
+    for (id, article) in [
+        ("abcdef01-1111-4000-8000-000000000001", "p1"),
+        ("abcdef01-2222-4000-8000-000000000002", "p2"),
+        ("12345678-9abc-4000-8000-000000000003", "p3"),
+    ] {
+        env.client
+            .execute(
+                "WITH j AS (
+                   INSERT INTO publication_jobs (id, tenant_id, article_id, revision_id, destination,
+                       external_ref, payload_hash, state)
+                   VALUES ($1::text::uuid, 't1', $2, '1', 'cms-a',
+                       'pub_' || encode(sha256(convert_to($2, 'UTF8')), 'hex'),
+                       encode(sha256(convert_to($2, 'UTF8')), 'hex'), 'pending')
+                   RETURNING id, state, version)
+                 INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version)
+                 SELECT id, 'seed', 'reserve', NULL, state, NULL, version FROM j",
+                &[&id, &article],
+            )
+            .await
+            .unwrap();
+    }
+    let shown = env
+        .run(&["jobs", "show", "12345678", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(shown["id"], "12345678-9abc-4000-8000-000000000003");
+    let shown = env
+        .run(&["jobs", "show", "ABCDEF01-2222", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(shown["article_id"], "p2");
+    let run = env.run(&["jobs", "show", "abcdef01"]).expect(2);
+    let err = run.stderr();
+    assert!(err.contains("ambiguous"), "{err}");
+    assert!(
+        err.contains("abcdef01-1111-4000-8000-000000000001")
+            && err.contains("abcdef01-2222-4000-8000-000000000002"),
+        "{err}"
+    );
+    env.run(&["jobs", "show", "00000000"]).expect(4);
+    // A mark takes one too, and moves the one job it names.
+    env.run(&[
+        "mark",
+        "failed",
+        "12345678",
+        "--reason",
+        "withdrawn",
+        "--yes",
+    ])
+    .expect(0);
+    let now = env
+        .run(&[
+            "jobs",
+            "show",
+            "12345678-9abc-4000-8000-000000000003",
+            "-o",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(now["state"], "failed");
+    // Too short to be a prefix: a usage error saying what a JOB is.
+    let run = env.run(&["jobs", "show", "1234567"]).expect(2);
+    assert!(
+        run.stderr().contains("8 or more hex digits"),
+        "{}",
+        run.stderr()
+    );
+}
