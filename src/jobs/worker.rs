@@ -11,6 +11,7 @@ use tokio_postgres::GenericClient;
 
 use super::external_ref::{is_payload_hash, BusinessKey};
 use super::model::{Event, Job, JOB_COLUMNS, JOB_COLUMN_COUNT};
+use super::pause;
 use super::state::{Action, State};
 use super::store::{guarded_move_or_conflict, Effects, MoveRequest, SentAt};
 use crate::error::{Code, Error, Result};
@@ -143,17 +144,22 @@ pub async fn reserve<C: GenericClient>(
 
 /// The claim of the oldest claimable job, its move and its event, in one statement (`$1`
 /// destination or NULL, `$2` owner, `$3` lease seconds). The states are written as literals
-/// from the transition table, so the planner matches `ix_publication_jobs_claimable`.
+/// from the transition table, so the planner matches `ix_publication_jobs_claimable`. Jobs of
+/// a paused destination are skipped by SPEC §6's predicate ([`pause::NOT_PAUSED`]), in this
+/// same statement: the oldest claimable jobs are walked in index order and the (few) paused
+/// destinations are an anti-join against `destination_pauses`, so a pause costs a claim
+/// nothing but the paused jobs it steps over.
 pub fn claim_sql() -> String {
     let from = State::literals(Action::Claim.from());
     format!(
         "
 WITH c AS (
-    SELECT id, state AS from_state FROM publication_jobs
-    WHERE state IN ({from}) AND ($1::text IS NULL OR destination = $1::text)
-    ORDER BY state_changed_at, id
+    SELECT j.id, j.state AS from_state FROM publication_jobs j
+    WHERE j.state IN ({from}) AND ($1::text IS NULL OR j.destination = $1::text)
+      AND {not_paused}
+    ORDER BY j.state_changed_at, j.id
     LIMIT 1
-    FOR UPDATE SKIP LOCKED
+    FOR UPDATE OF j SKIP LOCKED
 ), moved AS (
     UPDATE publication_jobs j SET
         state = {to},
@@ -177,6 +183,7 @@ WITH c AS (
 SELECT {cols} FROM moved, ev",
         to = Action::Claim.to().literal(),
         claim = Action::Claim.literal(),
+        not_paused = pause::NOT_PAUSED,
         cols = JOB_COLUMNS
             .split(", ")
             .map(|c| format!("moved.{c}"))
@@ -188,7 +195,8 @@ SELECT {cols} FROM moved, ev",
 static CLAIM_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(claim_sql);
 
 /// Claim the oldest claimable job (pending or safe_to_retry), optionally for one destination,
-/// skipping rows other workers hold locked. `None` when there is nothing to claim.
+/// skipping rows other workers hold locked and the jobs of paused destinations (SPEC §6).
+/// `None` when there is nothing to claim.
 pub async fn claim<C: GenericClient>(
     client: &C,
     owner: &str,
