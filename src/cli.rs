@@ -121,6 +121,9 @@ pub enum Command {
     Check(commands::check::Args),
     /// A throwaway PostgreSQL and destination with realistic jobs
     Sandbox(commands::sandbox::Args),
+    /// Pause a destination during its outage (workers stop claiming its jobs), resume it, list pauses
+    #[command(subcommand)]
+    Destination(commands::destination::DestinationCommand),
     /// Generate man pages and shell completions
     #[command(hide = true)]
     Generate(commands::generate::Args),

@@ -1,6 +1,7 @@
 //! One module per subcommand, one handler shape: `run(ctx, args) -> Result<Exit>`.
 
 pub mod check;
+pub mod destination;
 pub mod dev_destination;
 pub mod doctor;
 pub mod generate;
@@ -34,6 +35,7 @@ pub async fn run(ctx: &Context, cli: &Cli) -> Result<Exit> {
         Command::Metrics(args) => metrics::run(ctx, args).await,
         Command::Check(args) => check::run(ctx, args).await,
         Command::Sandbox(args) => sandbox::run(ctx, args).await,
+        Command::Destination(cmd) => destination::run(ctx, cmd).await,
         Command::Generate(args) => generate::run(ctx, args).await,
         Command::DevDestination(args) => dev_destination::run(ctx, args).await,
     }
