@@ -9,6 +9,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::destination::humane;
 use super::status::thousands;
 use super::Exit;
 use crate::context::Context;
@@ -76,8 +77,6 @@ struct Counts {
     stuck_leases: i64,
     /// Of `stuck_waiting`: those of a paused destination (waiting because of the pause).
     stuck_waiting_paused: i64,
-    /// Destinations paused now.
-    paused_destinations: i64,
 }
 
 #[derive(Debug, Serialize)]
@@ -233,7 +232,7 @@ fn judge(args: &Args, h: &Health, ooo: Vec<OutOfOrder>, pauses: &Pauses) -> Chec
                     format!(
                         "{} for {} by {} ({})",
                         p.destination,
-                        format_duration(p.age(pauses.now)),
+                        humane(p.age(pauses.now)),
                         p.actor,
                         p.reason
                     )
@@ -268,7 +267,6 @@ fn judge(args: &Args, h: &Health, ooo: Vec<OutOfOrder>, pauses: &Pauses) -> Chec
             stuck_waiting: h.waiting,
             stuck_leases: h.expired_leases,
             stuck_waiting_paused: h.waiting_paused,
-            paused_destinations: pauses.in_force.len() as i64,
         },
         thresholds: Thresholds {
             max_uncertain: args.max_uncertain,

@@ -18,7 +18,7 @@ use tokio_postgres::GenericClient;
 use super::Exit;
 use crate::cli::Confirmation;
 use crate::context::Context;
-use crate::duration::{format_duration, HumanDuration};
+use crate::duration::HumanDuration;
 use crate::error::{Code, Error, Result};
 use crate::jobs::model::rfc3339_opt;
 use crate::jobs::pause::{self, DestinationEvent, Pause, Pauses};
@@ -32,6 +32,9 @@ use crate::ui::{Render, Ui};
 )]
 pub enum DestinationCommand {
     /// Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when
+    #[command(
+        after_help = "PAUSED is yes, no, or expired (its end passed; shown so to a session that may not record\nthe expiry, e.g. a reader: workers already claim its jobs again). UNTIL \"not set\": paused\nuntil someone resumes it.\n\nExamples:\n  reconctl destination list\n  reconctl destination list -o json | jq -r '.destinations[] | select(.paused) | .name'"
+    )]
     List(ListArgs),
     /// Stop workers claiming one destination's jobs (in-flight jobs finish as usual)
     #[command(
@@ -147,11 +150,30 @@ impl DestinationView {
     }
 }
 
-/// A span for people, to the nearest second (a pause for 1h is "in 1h", not "in 59m 59s").
+/// A length for people: its largest unit and the next one (`3h`, `2h 15m`, `47m 59s`), to
+/// the nearest second. Never a far smaller unit beside a large one (`3h 2s`): a pause's age
+/// should not change its wording every second.
+pub(crate) fn humane(d: Duration) -> String {
+    let secs = (d.as_millis() + 500) / 1000;
+    let units = [(86_400u128, "d"), (3_600, "h"), (60, "m"), (1, "s")];
+    let Some(i) = units.iter().position(|(size, _)| secs >= *size) else {
+        return "0s".into();
+    };
+    let (size, name) = units[i];
+    let mut text = format!("{}{name}", secs / size);
+    if let Some((next, next_name)) = units.get(i + 1) {
+        let rest = (secs % size) / next;
+        if rest > 0 {
+            text.push_str(&format!(" {rest}{next_name}"));
+        }
+    }
+    text
+}
+
+/// The span from `from` to `to` (None under half a second).
 fn span(from: DateTime<Utc>, to: DateTime<Utc>) -> Option<String> {
-    let ms = (to - from).num_milliseconds().max(0);
-    let secs = (ms + 500) / 1000;
-    (secs > 0).then(|| format_duration(Duration::from_secs(secs as u64)))
+    let ms = (to - from).num_milliseconds().max(0) as u64;
+    (ms >= 500).then(|| humane(Duration::from_millis(ms)))
 }
 
 /// `12m ago` (`just now` within half a second).
@@ -159,10 +181,11 @@ pub(crate) fn ago(now: DateTime<Utc>, t: DateTime<Utc>) -> String {
     span(t, now).map_or_else(|| "just now".into(), |s| format!("{s} ago"))
 }
 
-/// `in 48m`, `until resumed`, or (an end that passed) `12s ago`.
+/// A table's UNTIL cell: `in 48m`, `not set` (until someone resumes it), or (an end that
+/// passed) `12s ago`.
 pub(crate) fn until_text(now: DateTime<Utc>, until: Option<DateTime<Utc>>) -> String {
     match until {
-        None => "until resumed".into(),
+        None => "not set".into(),
         Some(u) if u > now => span(now, u).map_or_else(|| "now".into(), |s| format!("in {s}")),
         Some(u) => ago(now, u),
     }
@@ -395,7 +418,7 @@ fn open_line(load: &DestinationLoad) -> String {
                 "{} {} (oldest {})",
                 g.state,
                 super::status::thousands(g.count),
-                format_duration(
+                humane(
                     (load.now - g.oldest_state_changed_at)
                         .to_std()
                         .unwrap_or_default()
@@ -560,7 +583,7 @@ async fn pause_cmd(ctx: &Context, args: &PauseArgs) -> Result<Exit> {
             Some(d) => format!(
                 "until {} (for {})",
                 stamp(load.now + chrono::Duration::from_std(d).unwrap_or_default()),
-                format_duration(d)
+                humane(d)
             ),
             None => "until resumed".into(),
         };
@@ -569,12 +592,14 @@ async fn pause_cmd(ctx: &Context, args: &PauseArgs) -> Result<Exit> {
         } else {
             format!("pause {end}, as {}", ctx.actor)
         };
-        let flying = in_flight(&load);
-        let effect =
-            format!(
-            "workers claim none of its jobs ({} waiting); {} in flight finish or time out as usual",
+        let effect = format!(
+            "workers claim none of its jobs ({} waiting); {}",
             super::status::thousands(waiting(&load)),
-            if flying == 1 { "the 1 job".to_string() } else { format!("the {flying} jobs") }
+            match in_flight(&load) {
+                0 => "none is in flight".to_string(),
+                1 => "the 1 job in flight finishes or times out as usual".to_string(),
+                n => format!("the {n} jobs in flight finish or time out as usual"),
+            }
         );
         ctx.ui
             .before_prompt(&consent_summary(&view, &load, &change, &effect, reason));
@@ -620,22 +645,20 @@ async fn pause_cmd(ctx: &Context, args: &PauseArgs) -> Result<Exit> {
         ));
         lines.push("  workers claim none of its jobs".to_string());
     }
-    let flying = in_flight(&after);
-    if flying > 0 {
-        lines.push(format!(
-            "  in flight: {} ({}): they finish or time out as usual",
-            if flying == 1 {
-                "1 job".to_string()
-            } else {
-                format!("{flying} jobs")
-            },
-            after
-                .leases
-                .iter()
-                .map(|l| format!("{} {}", l.owner, l.jobs))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+    let holders = after
+        .leases
+        .iter()
+        .map(|l| format!("{}: {}", l.owner, l.jobs))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match in_flight(&after) {
+        0 => {}
+        1 => lines.push(format!(
+            "  in flight: 1 job ({holders}); it finishes or times out as usual"
+        )),
+        n => lines.push(format!(
+            "  in flight: {n} jobs ({holders}); they finish or time out as usual"
+        )),
     }
     if !dry_run {
         lines.push(format!(
@@ -751,7 +774,7 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
     };
     let mut lines = vec![format!(
         "{verb} {name} after {} (paused by {}: {})",
-        format_duration(ended.age(now)),
+        humane(ended.age(now)),
         ended.actor,
         ended.reason
     )];
@@ -786,4 +809,33 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
         text: lines.join("\n"),
     })?;
     Ok(Exit::Done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn humane_lengths_keep_two_adjacent_units_to_the_nearest_second() {
+        let h = |secs: f64| humane(Duration::from_secs_f64(secs));
+        assert_eq!(h(3.0 * 3600.0 + 2.0), "3h");
+        assert_eq!(h(2.0 * 3600.0 + 15.0 * 60.0 + 10.0), "2h 15m");
+        assert_eq!(h(3599.7), "1h");
+        assert_eq!(h(47.0 * 60.0 + 59.0), "47m 59s");
+        assert_eq!(h(86_400.0 + 3600.0 + 61.0), "1d 1h");
+        assert_eq!(h(0.2), "0s");
+    }
+
+    #[test]
+    fn ends_read_as_people_say_them() {
+        let now = Utc::now();
+        let at = |secs: i64| Some(now + chrono::Duration::milliseconds(secs));
+        assert_eq!(until_text(now, None), "not set");
+        assert_eq!(until_text(now, at(3_599_800)), "in 1h");
+        assert_eq!(until_text(now, at(-12_000)), "12s ago");
+        assert_eq!(
+            ago(now, now - chrono::Duration::milliseconds(200)),
+            "just now"
+        );
+    }
 }

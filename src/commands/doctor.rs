@@ -216,7 +216,7 @@ async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
                     format!(
                         "paused by {} for {}, {until} (workers claim none of its jobs): {}",
                         p.actor,
-                        crate::duration::format_duration(p.age(pauses.now)),
+                        super::destination::humane(p.age(pauses.now)),
                         p.reason
                     ),
                 ));
