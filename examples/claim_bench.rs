@@ -15,6 +15,9 @@ use reconctl::jobs::{pause, worker};
 
 struct Scenario {
     name: String,
+    /// The claim as it was before pauses existed (the statement without the pause
+    /// predicates), for the cost of the feature itself.
+    before_pauses: bool,
     /// Destinations paused while it runs.
     paused: Vec<String>,
     /// The destination asked for (None: any).
@@ -65,6 +68,14 @@ async fn main() -> reconctl::Result<()> {
             paused: vec![],
             destination: None,
             micros: vec![],
+            before_pauses: false,
+        },
+        Scenario {
+            name: "claim as before pauses existed (no pause predicate)".into(),
+            paused: vec![],
+            destination: None,
+            micros: vec![],
+            before_pauses: true,
         },
         Scenario {
             name: format!(
@@ -75,6 +86,7 @@ async fn main() -> reconctl::Result<()> {
             paused: elsewhere.clone(),
             destination: None,
             micros: vec![],
+            before_pauses: false,
         },
         Scenario {
             name: format!(
@@ -84,30 +96,40 @@ async fn main() -> reconctl::Result<()> {
             paused: oldest.clone(),
             destination: None,
             micros: vec![],
+            before_pauses: false,
         },
         Scenario {
             name: format!("claim for {one}, nothing paused"),
             paused: vec![],
             destination: Some(one.clone()),
             micros: vec![],
+            before_pauses: false,
         },
         Scenario {
             name: format!("claim for {one}, 3 others paused"),
             paused: oldest.clone(),
             destination: Some(one.clone()),
             micros: vec![],
+            before_pauses: false,
         },
         Scenario {
             name: format!("claim for {}, which is paused", oldest[0]),
             paused: oldest.clone(),
             destination: Some(oldest[0].clone()),
             micros: vec![],
+            before_pauses: false,
         },
     ];
+    let claim_sql = worker::claim_sql();
+    let before_sql = claim_sql.replace(&format!("\n{}", worker::skip_paused()), "");
+    assert!(!before_sql.contains("destination_pauses"));
     let rounds = 20;
     let per_round = claims.div_ceil(rounds);
-    for _ in 0..rounds {
-        for s in scenarios.iter_mut() {
+    let n = scenarios.len();
+    for round in 0..rounds {
+        // A different scenario goes first each round.
+        for k in 0..n {
+            let s = &mut scenarios[(round + k) % n];
             c.batch_execute("DELETE FROM destination_pauses").await?;
             for d in &s.paused {
                 let tx = c.transaction().await?;
@@ -117,13 +139,25 @@ async fn main() -> reconctl::Result<()> {
             for _ in 0..per_round {
                 let tx = c.transaction().await?;
                 let started = Instant::now();
-                let got = worker::claim(
-                    &tx,
-                    "bench-worker",
-                    Duration::from_secs(60),
-                    s.destination.as_deref(),
-                )
-                .await?;
+                let got = if s.before_pauses {
+                    let rows = tx
+                        .query(
+                            &before_sql,
+                            &[&s.destination.as_deref(), &"bench-worker", &60.0f64],
+                        )
+                        .await?;
+                    rows.first()
+                        .map(reconctl::jobs::Job::from_row)
+                        .transpose()?
+                } else {
+                    worker::claim(
+                        &tx,
+                        "bench-worker",
+                        Duration::from_secs(60),
+                        s.destination.as_deref(),
+                    )
+                    .await?
+                };
                 s.micros.push(started.elapsed().as_micros());
                 tx.rollback().await?;
                 if let Some(job) = got {
@@ -150,7 +184,7 @@ async fn main() -> reconctl::Result<()> {
     for s in scenarios.iter_mut() {
         let median = pct(&mut s.micros, 0.5);
         let p90 = pct(&mut s.micros, 0.9);
-        let base = match (&s.destination, s.paused.is_empty()) {
+        let base = match (&s.destination, s.paused.is_empty() && !s.before_pauses) {
             (None, true) => {
                 base_any = median;
                 median
