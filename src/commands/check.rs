@@ -257,6 +257,17 @@ fn judge(args: &Args, h: &Health, ooo: Vec<OutOfOrder>, pauses: &Pauses) -> Chec
         args.max_conflict,
         args.order_window,
     );
+    // A pause is not a problem by itself, but a healthy report says it is there.
+    let summary = if pauses.in_force.is_empty() {
+        summary
+    } else {
+        let each: Vec<String> = pauses
+            .in_force
+            .iter()
+            .map(|p| format!("{} for {}", p.destination, humane(p.age(pauses.now))))
+            .collect();
+        format!("{summary}; paused: {}", each.join(", "))
+    };
     CheckReport {
         healthy: v.is_empty(),
         violations: v,

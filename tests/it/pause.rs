@@ -1342,16 +1342,23 @@ async fn status_lists_metrics_check_and_doctor_show_the_pause() {
     // of them wait for the pause.
     env.run(&["check", "--max-uncertain", "5", "--stuck-after", "1d"])
         .expect(0);
-    env.run(&[
-        "check",
-        "--max-uncertain",
-        "5",
-        "--stuck-after",
-        "1d",
-        "--max-pause",
-        "4h",
-    ])
-    .expect(0);
+    let run = env
+        .run(&[
+            "check",
+            "-v",
+            "--max-uncertain",
+            "5",
+            "--stuck-after",
+            "1d",
+            "--max-pause",
+            "4h",
+        ])
+        .expect(0);
+    assert!(
+        run.stdout().ends_with("; paused: cms-a for 3h\n"),
+        "{}",
+        run.stdout()
+    );
     let run = env
         .run(&[
             "check",
