@@ -469,24 +469,30 @@ fn waiting(load: &DestinationLoad) -> i64 {
         .sum()
 }
 
-fn current_line(now: DateTime<Utc>, view: &DestinationView) -> String {
+/// The `Now` lines of a consent summary: paused or not, and if so by whom, why, until when.
+fn current_lines(now: DateTime<Utc>, view: &DestinationView) -> Vec<String> {
     match (&view.paused, &view.expired) {
-        (true, _) => format!(
-            "paused by {} {}, {}: {}",
-            view.actor.as_deref().unwrap_or("?"),
-            view.since.map(|s| ago(now, s)).unwrap_or_default(),
-            match view.until {
-                None => "until resumed".to_string(),
-                Some(u) => format!("until {} ({})", stamp(u), until_text(now, Some(u))),
-            },
-            view.reason.as_deref().unwrap_or("")
-        ),
-        (false, Some(p)) => format!(
-            "not paused (the pause by {} ended by itself {})",
+        (true, _) => vec![
+            format!(
+                "Now          paused by {} {}: {}",
+                view.actor.as_deref().unwrap_or("?"),
+                view.since.map(|s| ago(now, s)).unwrap_or_default(),
+                view.reason.as_deref().unwrap_or("")
+            ),
+            format!(
+                "Until        {}",
+                match view.until {
+                    None => "resumed".to_string(),
+                    Some(u) => format!("{} ({})", stamp(u), until_text(now, Some(u))),
+                }
+            ),
+        ],
+        (false, Some(p)) => vec![format!(
+            "Now          not paused (the pause by {} ended by itself {})",
             p.actor,
             until_text(now, p.until)
-        ),
-        (false, None) => "not paused".into(),
+        )],
+        (false, None) => vec!["Now          not paused".into()],
     }
 }
 
@@ -496,24 +502,28 @@ fn consent_summary(
     change: &str,
     effect: &str,
     reason: &str,
+    actor: &str,
 ) -> String {
-    [
-        format!(
-            "Destination  {}{}",
-            view.name,
-            if view.configured {
-                " (configured)"
-            } else {
-                " (not in the config file)"
-            }
-        ),
-        format!("Now          {}", current_line(load.now, view)),
+    [format!(
+        "Destination  {}{}",
+        view.name,
+        if view.configured {
+            " (configured)"
+        } else {
+            " (not in the config file)"
+        }
+    )]
+    .into_iter()
+    .chain(current_lines(load.now, view))
+    .chain([
         format!("Open jobs    {}", open_line(load)),
         format!("In flight    {}", leases_line(load)),
         format!("Change       {change}"),
+        format!("By           {actor}"),
         format!("Effect       {effect}"),
         format!("Reason       {reason}"),
-    ]
+    ])
+    .collect::<Vec<_>>()
     .join("\n")
 }
 
@@ -588,9 +598,9 @@ async fn pause_cmd(ctx: &Context, args: &PauseArgs) -> Result<Exit> {
             None => "until resumed".into(),
         };
         let change = if view.paused {
-            format!("change the pause: {end}, as {}", ctx.actor)
+            format!("repause: {end}")
         } else {
-            format!("pause {end}, as {}", ctx.actor)
+            format!("pause {end}")
         };
         let effect = format!(
             "workers claim none of its jobs ({} waiting); {}",
@@ -601,8 +611,9 @@ async fn pause_cmd(ctx: &Context, args: &PauseArgs) -> Result<Exit> {
                 n => format!("the {n} jobs in flight finish or time out as usual"),
             }
         );
-        ctx.ui
-            .before_prompt(&consent_summary(&view, &load, &change, &effect, reason));
+        ctx.ui.before_prompt(&consent_summary(
+            &view, &load, &change, &effect, reason, &ctx.actor,
+        ));
         if !ctx.ui.confirm(&format!("Pause destination {name}?"))? {
             return Err(Error::new(
                 Code::Declined,
@@ -725,11 +736,7 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
             super::status::thousands(waiting(&load))
         );
         ctx.ui.before_prompt(&consent_summary(
-            &view,
-            &load,
-            &format!("resume, as {}", ctx.actor),
-            &effect,
-            reason,
+            &view, &load, "resume", &effect, reason, &ctx.actor,
         ));
         if !ctx.ui.confirm(&format!("Resume destination {name}?"))? {
             return Err(Error::new(
@@ -772,12 +779,10 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
     } else {
         "resumed"
     };
-    let mut lines = vec![format!(
-        "{verb} {name} after {} (paused by {}: {})",
-        humane(ended.age(now)),
-        ended.actor,
-        ended.reason
-    )];
+    let mut lines = vec![
+        format!("{verb} {name} after {}", humane(ended.age(now))),
+        format!("  it was paused by {}: {}", ended.actor, ended.reason),
+    ];
     if dry_run {
         lines.push("  proved against the database now (rolled back); nothing changed".to_string());
     } else {

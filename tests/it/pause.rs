@@ -1009,7 +1009,8 @@ async fn on_a_terminal_pause_shows_the_destination_and_asks_no_keeps_yes_pauses(
         "), pending 2 (oldest 2m",
         "In flight    worker-7: 1 job (0 sent), lease ends in ",
         "Change       pause until ",
-        "(for 1h), as tester",
+        "(for 1h)",
+        "By           tester",
         "Effect       workers claim none of its jobs (2 waiting); the 1 job in flight finishes or times out as usual",
         "Reason       CMS answers 503",
     ] {
