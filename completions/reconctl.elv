@@ -47,6 +47,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand metrics 'Prometheus text exposition of counts and oldest ages'
             cand check 'For cron and alerting: exit 5 when thresholds are exceeded'
             cand sandbox 'A throwaway PostgreSQL and destination with realistic jobs'
+            cand destination 'Pause a destination during its outage (workers stop claiming its jobs), resume it, list pauses'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'reconctl;migrate'= {
@@ -545,6 +546,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --stuck-after 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck'
             cand --uncertain-after 'An uncertain job older than this is a violation even within --max-uncertain'
             cand --order-window 'Look for out-of-order publications (an older revision accepted after a newer one) among the jobs accepted this recently; run check more often than this'
+            cand --max-pause 'A destination paused for longer than this is a violation (someone may have forgotten to resume it) [default: pauses are never a violation]'
             cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
@@ -579,6 +581,101 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'reconctl;destination'= {
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand list 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
+            cand pause 'Stop workers claiming one destination''s jobs (in-flight jobs finish as usual)'
+            cand resume 'Let workers claim one destination''s jobs again'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;destination;list'= {
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;destination;pause'= {
+            cand --reason 'Why (recorded, and shown by status, jobs list and destination list)'
+            cand --for 'End the pause by itself after this long [default: until resumed]'
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -y 'Do not ask; needed to change anything without a terminal'
+            cand --yes 'Do not ask; needed to change anything without a terminal'
+            cand --dry-run 'Show what would happen, change nothing'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;destination;resume'= {
+            cand --reason 'Why (recorded)'
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -y 'Do not ask; needed to change anything without a terminal'
+            cand --yes 'Do not ask; needed to change anything without a terminal'
+            cand --dry-run 'Show what would happen, change nothing'
+            cand -q 'Print nothing on success (errors still go to stderr)'
+            cand --quiet 'Print nothing on success (errors still go to stderr)'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;destination;help'= {
+            cand list 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
+            cand pause 'Stop workers claiming one destination''s jobs (in-flight jobs finish as usual)'
+            cand resume 'Let workers claim one destination''s jobs again'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;destination;help;list'= {
+        }
+        &'reconctl;destination;help;pause'= {
+        }
+        &'reconctl;destination;help;resume'= {
+        }
+        &'reconctl;destination;help;help'= {
+        }
         &'reconctl;help'= {
             cand migrate 'Apply the embedded schema migrations, or list them'
             cand doctor 'Check the connection, migrations, indexes and destinations'
@@ -592,6 +689,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand metrics 'Prometheus text exposition of counts and oldest ages'
             cand check 'For cron and alerting: exit 5 when thresholds are exceeded'
             cand sandbox 'A throwaway PostgreSQL and destination with realistic jobs'
+            cand destination 'Pause a destination during its outage (workers stop claiming its jobs), resume it, list pauses'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'reconctl;help;migrate'= {
@@ -650,6 +748,17 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;help;check'= {
         }
         &'reconctl;help;sandbox'= {
+        }
+        &'reconctl;help;destination'= {
+            cand list 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
+            cand pause 'Stop workers claiming one destination''s jobs (in-flight jobs finish as usual)'
+            cand resume 'Let workers claim one destination''s jobs again'
+        }
+        &'reconctl;help;destination;list'= {
+        }
+        &'reconctl;help;destination;pause'= {
+        }
+        &'reconctl;help;destination;resume'= {
         }
         &'reconctl;help;help'= {
         }

@@ -52,6 +52,7 @@ complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "reconcile" -d 'Lo
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
+complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "destination" -d 'Pause a destination during its outage (workers stop claiming its jobs), resume it, list pauses'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
@@ -459,6 +460,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l max-conflict
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l stuck-after -d 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l uncertain-after -d 'An uncertain job older than this is a violation even within --max-uncertain' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l order-window -d 'Look for out-of-order publications (an older revision accepted after a newer one) among the jobs accepted this recently; run check more often than this' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l max-pause -d 'A destination paused for longer than this is a violation (someone may have forgotten to resume it) [default: pauses are never a violation]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
@@ -490,19 +492,95 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s q -l quiet
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "migrate" -d 'Apply the embedded schema migrations, or list them'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "doctor" -d 'Check the connection, migrations, indexes and destinations'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "status" -d 'Count and oldest age per state and destination'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "jobs" -d 'List, show, reserve jobs; find the uncertain and stuck ones'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "ref" -d 'Print the external_ref of a business key'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "remote" -d 'Ask a destination what it holds'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "mark" -d 'Settle a job by hand: accepted, safe-to-retry or failed'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "sweep" -d 'Sweep expired leases (for cron)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "reconcile" -d 'Look up every uncertain job and plan (or apply) the justified moves'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -f -a "list" -d 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -f -a "pause" -d 'Stop workers claiming one destination\'s jobs (in-flight jobs finish as usual)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -f -a "resume" -d 'Let workers claim one destination\'s jobs again'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l reason -d 'Why (recorded, and shown by status, jobs list and destination list)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l for -d 'End the pause by itself after this long [default: until resumed]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s y -l yes -d 'Do not ask; needed to change anything without a terminal'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l dry-run -d 'Show what would happen, change nothing'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l reason -d 'Why (recorded)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s y -l yes -d 'Do not ask; needed to change anything without a terminal'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l dry-run -d 'Show what would happen, change nothing'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Stop workers claiming one destination\'s jobs (in-flight jobs finish as usual)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Let workers claim one destination\'s jobs again'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "migrate" -d 'Apply the embedded schema migrations, or list them'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "doctor" -d 'Check the connection, migrations, indexes and destinations'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "status" -d 'Count and oldest age per state and destination'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "jobs" -d 'List, show, reserve jobs; find the uncertain and stuck ones'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "ref" -d 'Print the external_ref of a business key'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "remote" -d 'Ask a destination what it holds'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "mark" -d 'Settle a job by hand: accepted, safe-to-retry or failed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "sweep" -d 'Sweep expired leases (for cron)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "reconcile" -d 'Look up every uncertain job and plan (or apply) the justified moves'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "destination" -d 'Pause a destination during its outage (workers stop claiming its jobs), resume it, list pauses'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile metrics check sandbox destination help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from migrate" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "list" -d 'List jobs, filtered, in keyset pages'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "show" -d 'One job (by id or external_ref) with its event history'
@@ -514,3 +592,6 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "failed" -d 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from sweep" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "list" -d 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "pause" -d 'Stop workers claiming one destination\'s jobs (in-flight jobs finish as usual)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "resume" -d 'Let workers claim one destination\'s jobs again'

@@ -147,7 +147,10 @@ impl Context {
         if err.code() != Code::Schema {
             return err;
         }
-        let core = ["\"publication_jobs\"", "\"job_events\""];
+        let core: Vec<String> = crate::schema::TABLES
+            .iter()
+            .map(|t| format!("\"{t}\""))
+            .collect();
         let Some(target) = self.target.get() else {
             return err;
         };

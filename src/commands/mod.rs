@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod controls;
+pub mod destination;
 pub mod dev_destination;
 pub mod doctor;
 pub mod generate;
@@ -55,6 +56,9 @@ pub enum Command {
     Check(check::Args),
     /// A throwaway PostgreSQL and destination with realistic jobs
     Sandbox(sandbox::Args),
+    /// Pause a destination during its outage (workers stop claiming its jobs), resume it, list pauses
+    #[command(subcommand)]
+    Destination(destination::DestinationCommand),
     /// Generate man pages and shell completions
     #[command(hide = true)]
     Generate(generate::Args),
@@ -101,6 +105,7 @@ pub async fn run(ctx: &Context, command: &Command, root: fn() -> clap::Command) 
         Command::Metrics(args) => metrics::run(ctx, args).await,
         Command::Check(args) => check::run(ctx, args).await,
         Command::Sandbox(args) => sandbox::run(ctx, args).await,
+        Command::Destination(cmd) => destination::run(ctx, cmd).await,
         Command::Generate(args) => generate::run(ctx, args, root).await,
         Command::DevDestination(args) => dev_destination::run(ctx, args).await,
     }

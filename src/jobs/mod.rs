@@ -3,6 +3,7 @@
 pub mod commit;
 pub mod external_ref;
 pub mod model;
+pub mod pause;
 pub mod query;
 pub mod reconcile;
 pub mod state;

@@ -11,6 +11,7 @@ mod foundation;
 mod generated;
 mod inspect;
 mod mark;
+mod pause;
 mod reconcile;
 mod reliability;
 mod remote;

@@ -470,6 +470,37 @@ fn sandbox_ignores_an_inherited_database_url_serves_every_command_and_ctrl_c_rem
     assert_eq!(applied["summary"]["moved"], 5, "{applied}");
     assert!(ids(&json(&["jobs", "uncertain", "-o", "json"], 0)).is_empty());
 
+    // Pausing its destination: listed as paused, and resumed.
+    let paused = json(
+        &[
+            "destination",
+            "pause",
+            "cms-demo",
+            "--reason",
+            "CMS answers 503",
+            "--yes",
+            "-o",
+            "json",
+        ],
+        0,
+    );
+    assert_eq!(paused["destination"]["paused"], true, "{paused}");
+    let listed = json(&["destination", "list", "-o", "json"], 0);
+    assert_eq!(listed["destinations"][0]["name"], "cms-demo", "{listed}");
+    assert_eq!(listed["destinations"][0]["configured"], true, "{listed}");
+    assert_eq!(listed["destinations"][0]["paused"], true, "{listed}");
+    text(
+        &[
+            "destination",
+            "resume",
+            "cms-demo",
+            "--reason",
+            "CMS healthy again",
+            "--yes",
+        ],
+        0,
+    );
+
     let metrics = text(&["metrics"], 0);
     assert!(metrics.contains("# TYPE"), "{metrics}");
     // The sandbox plants an out-of-order pair (revision 1 accepted after revision 2): `check`
