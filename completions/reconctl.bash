@@ -19,6 +19,9 @@ _reconctl() {
             reconctl,check)
                 cmd="reconctl__subcmd__check"
                 ;;
+            reconctl,destination)
+                cmd="reconctl__subcmd__destination"
+                ;;
             reconctl,doctor)
                 cmd="reconctl__subcmd__doctor"
                 ;;
@@ -58,8 +61,35 @@ _reconctl() {
             reconctl,sweep)
                 cmd="reconctl__subcmd__sweep"
                 ;;
+            reconctl__subcmd__destination,help)
+                cmd="reconctl__subcmd__destination__subcmd__help"
+                ;;
+            reconctl__subcmd__destination,list)
+                cmd="reconctl__subcmd__destination__subcmd__list"
+                ;;
+            reconctl__subcmd__destination,pause)
+                cmd="reconctl__subcmd__destination__subcmd__pause"
+                ;;
+            reconctl__subcmd__destination,resume)
+                cmd="reconctl__subcmd__destination__subcmd__resume"
+                ;;
+            reconctl__subcmd__destination__subcmd__help,help)
+                cmd="reconctl__subcmd__destination__subcmd__help__subcmd__help"
+                ;;
+            reconctl__subcmd__destination__subcmd__help,list)
+                cmd="reconctl__subcmd__destination__subcmd__help__subcmd__list"
+                ;;
+            reconctl__subcmd__destination__subcmd__help,pause)
+                cmd="reconctl__subcmd__destination__subcmd__help__subcmd__pause"
+                ;;
+            reconctl__subcmd__destination__subcmd__help,resume)
+                cmd="reconctl__subcmd__destination__subcmd__help__subcmd__resume"
+                ;;
             reconctl__subcmd__help,check)
                 cmd="reconctl__subcmd__help__subcmd__check"
+                ;;
+            reconctl__subcmd__help,destination)
+                cmd="reconctl__subcmd__help__subcmd__destination"
                 ;;
             reconctl__subcmd__help,doctor)
                 cmd="reconctl__subcmd__help__subcmd__doctor"
@@ -99,6 +129,15 @@ _reconctl() {
                 ;;
             reconctl__subcmd__help,sweep)
                 cmd="reconctl__subcmd__help__subcmd__sweep"
+                ;;
+            reconctl__subcmd__help__subcmd__destination,list)
+                cmd="reconctl__subcmd__help__subcmd__destination__subcmd__list"
+                ;;
+            reconctl__subcmd__help__subcmd__destination,pause)
+                cmd="reconctl__subcmd__help__subcmd__destination__subcmd__pause"
+                ;;
+            reconctl__subcmd__help__subcmd__destination,resume)
+                cmd="reconctl__subcmd__help__subcmd__destination__subcmd__resume"
                 ;;
             reconctl__subcmd__help__subcmd__jobs,list)
                 cmd="reconctl__subcmd__help__subcmd__jobs__subcmd__list"
@@ -236,7 +275,7 @@ _reconctl() {
 
     case "${cmd}" in
         reconctl)
-            opts="-o -q -v -h -V --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help --version migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help"
+            opts="-o -q -v -h -V --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help --version migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -282,7 +321,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__check)
-            opts="-o -q -v -h --max-uncertain --max-conflict --stuck-after --uncertain-after --order-window --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -h --max-uncertain --max-conflict --stuck-after --uncertain-after --order-window --max-pause --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -305,6 +344,276 @@ _reconctl() {
                     return 0
                     ;;
                 --order-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pause)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__destination)
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help list pause resume help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__destination__subcmd__help)
+            opts="list pause resume help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__destination__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__destination__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__destination__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__destination__subcmd__help__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__destination__subcmd__list)
+            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__destination__subcmd__pause)
+            opts="-y -o -q -v -h --reason --for --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__destination__subcmd__resume)
+            opts="-y -o -q -v -h --reason --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -468,7 +777,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__help)
-            opts="migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help"
+            opts="migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -484,6 +793,62 @@ _reconctl() {
         reconctl__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__destination)
+            opts="list pause resume"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__destination__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__destination__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__destination__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1618,7 +1983,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__migrate)
-            opts="-o -q -v -h --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help status help"
+            opts="-y -o -q -v -h --dry-run --yes --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

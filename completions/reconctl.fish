@@ -24,12 +24,12 @@ function __fish_reconctl_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c reconctl -n "__fish_reconctl_needs_command" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_needs_command" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_needs_command" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_needs_command" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_needs_command" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_needs_command" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_needs_command" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_needs_command" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_needs_command" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -37,7 +37,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_needs_command" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_needs_command" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_needs_command" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_needs_command" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c reconctl -n "__fish_reconctl_needs_command" -s V -l version -d 'Print version'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "migrate" -d 'Apply the embedded schema migrations, or list them'
@@ -53,31 +53,33 @@ complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "events" -d 'The a
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
+complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "destination" -d 'Pause a destination during its outage (workers stop claiming its jobs), resume it, list pauses'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l dry-run -d 'List what would be applied, apply nothing'
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s y -l yes -d 'Create the schema without asking, also in a database that already has other tables'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -85,16 +87,16 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from help" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -102,14 +104,14 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -117,14 +119,14 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -132,7 +134,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "list" -d 'List jobs, filtered, in keyset pages'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "show" -d 'One job (by id or external_ref) with its event history'
@@ -148,12 +150,12 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l older-than -d 'Only jobs that have been in their current state longer than this' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l limit -d 'At most this many jobs (1 to 10000)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l cursor -d 'Continue after the last job of a previous page (its `next_cursor`)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -161,14 +163,14 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -176,17 +178,17 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l destination -d 'Only jobs for this destination' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l limit -d 'At most this many jobs (1 to 10000)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l cursor -d 'Continue after the last job of a previous page (its `next_cursor`)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -194,18 +196,18 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l older-than -d 'pending or safe_to_retry jobs waiting longer than this (in_flight jobs count once their lease expired)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l destination -d 'Only jobs for this destination' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l limit -d 'At most this many jobs (1 to 10000)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l cursor -d 'Continue after the last job of a previous page (its `next_cursor`)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -213,7 +215,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l tenant -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l article -r
@@ -221,12 +223,12 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l destination -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l payload-file -d 'The rendered payload; its SHA-256 is recorded' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l payload-hash -d 'The payload\'s lowercase hex SHA-256' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -234,7 +236,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "list" -d 'List jobs, filtered, in keyset pages'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "show" -d 'One job (by id or external_ref) with its event history'
@@ -242,12 +244,12 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "stuck" -d 'Jobs waiting too long, and in-flight jobs whose lease expired'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "reserve" -d 'Reserve the one job of a publishing intent (the worker\'s first step)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -255,14 +257,14 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -270,19 +272,19 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -f -a "lookup" -d 'Ask the destination whether it has the job; print outcome, matches and verdict'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l destination -d 'The destination to ask (with --ref, without a job)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l ref -d 'The external_ref to ask for (with --destination)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l payload-hash -d 'Compare the matches\' content hash with this payload hash' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -290,16 +292,16 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from help" -f -a "lookup" -d 'Ask the destination whether it has the job; print outcome, matches and verdict'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -307,7 +309,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -f -a "accepted" -d 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
@@ -316,12 +318,12 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_s
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l reason -d 'Why (recorded in the event)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l expect-version -d 'The version the runbook saw; refuse (exit 3) if the job has moved since' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l remote-id -d 'The destination\'s id for the publication (else taken from the lookup\'s single match)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -332,16 +334,16 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l dry-run -d 'Show what would happen, change nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l reason -d 'Why (recorded in the event)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l expect-version -d 'The version the runbook saw; refuse (exit 3) if the job has moved since' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -352,16 +354,16 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l dry-run -d 'Show what would happen, change nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l reason -d 'Why (recorded in the event)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l expect-version -d 'The version the runbook saw; refuse (exit 3) if the job has moved since' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -372,18 +374,18 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l dry-run -d 'Show what would happen, change nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "accepted" -d 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "failed" -d 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -391,7 +393,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -399,12 +401,12 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l batch -d 'Jobs per transaction' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l limit -d 'Move at most this many jobs in this run' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l max-runtime -d 'Stop starting new batches after this long' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -413,7 +415,7 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l dry-run -d 'Count what would move, move nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from help" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -422,12 +424,12 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l limit -d
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l concurrency -d 'Lookups in flight at once' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l rps -d 'At most this many lookups a second (protect the CMS during its own incident)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l max -d 'Refuse (exit 2, nothing moved) when more than this many jobs would move' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -437,9 +439,9 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l apply -d
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s y -l yes -d 'Do not ask before applying; needed without a terminal'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l job -d 'Only the events of this job (its id or external_ref)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l job -d 'Only the events of this job (its id, a unique prefix of it, or its external_ref)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l destination -d 'Only events of this destination\'s jobs, and its pauses and resumes' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l actor -d 'Only events recorded by this actor, exactly as recorded (a person, a worker\'s lease owner, a sweeper)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l action -d 'Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or pause, repause, resume, expire' -r
@@ -447,8 +449,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l since -d 'O
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l until -d 'Only events before this RFC 3339 time' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l limit -d 'At most this many events (1 to 10000) [default: 50]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l cursor -d 'Continue after the last event of a previous page (its `next_cursor`)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
@@ -460,14 +462,14 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s f -l follow -d 'Keep printing matching events as they commit, until Ctrl-C; with --since or --cursor, first the ones already there'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -475,19 +477,20 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l max-uncertain -d 'Most uncertain jobs tolerated' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l max-conflict -d 'Most conflict jobs tolerated' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l stuck-after -d 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l uncertain-after -d 'An uncertain job older than this is a violation even within --max-uncertain' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l order-window -d 'Look for out-of-order publications (an older revision accepted after a newer one) among the jobs accepted this recently; run check more often than this' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l max-pause -d 'A destination paused for longer than this is a violation (someone may have forgotten to resume it) [default: pauses are never a violation]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -495,14 +498,14 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l database-url -d 'PostgreSQL connection URL [default: libpq\'s PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l config -d 'Config file with the destinations [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l actor -d 'Who is acting, recorded in every event [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
@@ -511,22 +514,98 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l drill -d 'Run the incident walk-through non-interactively, then clean up'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "migrate" -d 'Apply the embedded schema migrations, or list them'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "doctor" -d 'Check the connection, migrations, indexes and destinations'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "status" -d 'Count and oldest age per state and destination'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "jobs" -d 'List, show, reserve jobs; find the uncertain and stuck ones'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "ref" -d 'Print the external_ref of a business key'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "remote" -d 'Ask a destination what it holds'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "mark" -d 'Settle a job by hand: accepted, safe-to-retry or failed'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "sweep" -d 'Sweep expired leases (for cron)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "reconcile" -d 'Look up every uncertain job and plan (or apply) the justified moves'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "events" -d 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -f -a "list" -d 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -f -a "pause" -d 'Stop workers claiming one destination\'s jobs (in-flight jobs finish as usual)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -f -a "resume" -d 'Let workers claim one destination\'s jobs again'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l reason -d 'Why (recorded, and shown by status, jobs list and destination list)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l for -d 'End the pause by itself after this long [default: until resumed]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s y -l yes -d 'Do not ask; needed to change anything without a terminal'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l dry-run -d 'Show what would happen, change nothing'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l reason -d 'Why (recorded)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s y -l yes -d 'Do not ask; needed to change anything without a terminal'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l dry-run -d 'Show what would happen, change nothing'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Stop workers claiming one destination\'s jobs (in-flight jobs finish as usual)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Let workers claim one destination\'s jobs again'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "migrate" -d 'Apply the embedded schema migrations, or list them'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "doctor" -d 'Check the connection, migrations, indexes and destinations'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "status" -d 'Count and oldest age per state and destination'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "jobs" -d 'List, show, reserve jobs; find the uncertain and stuck ones'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "ref" -d 'Print the external_ref of a business key'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "remote" -d 'Ask a destination what it holds'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "mark" -d 'Settle a job by hand: accepted, safe-to-retry or failed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "sweep" -d 'Sweep expired leases (for cron)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "reconcile" -d 'Look up every uncertain job and plan (or apply) the justified moves'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "events" -d 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "destination" -d 'Pause a destination during its outage (workers stop claiming its jobs), resume it, list pauses'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from migrate" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "list" -d 'List jobs, filtered, in keyset pages'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "show" -d 'One job (by id or external_ref) with its event history'
@@ -538,3 +617,6 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "failed" -d 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from sweep" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "list" -d 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "pause" -d 'Stop workers claiming one destination\'s jobs (in-flight jobs finish as usual)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "resume" -d 'Let workers claim one destination\'s jobs again'

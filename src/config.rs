@@ -1,7 +1,7 @@
 //! The config file (TOML, SPEC §4): destinations and lookup limits.
 //!
 //! Precedence is flag > environment > config file > default. The file is found by
-//! `--config`, then `RECONCTL_CONFIG` (both through clap), then
+//! `--config`, then `RECONCTL_CONFIG` (both resolved into `Settings` by `cli`), then
 //! `$XDG_CONFIG_HOME/reconctl/config.toml` when present. Every value is validated while it is
 //! parsed, so an error names the key and the line. Secrets never live here: a destination
 //! names the environment variable that holds its token.

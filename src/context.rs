@@ -5,67 +5,105 @@ use std::time::Duration;
 
 use tokio::sync::OnceCell;
 
-use crate::cli::GlobalArgs;
+use std::path::PathBuf;
+
 use crate::config::Config;
 use crate::db::{SessionLimits, Target};
 use crate::error::Result;
-use crate::ui::Ui;
+use crate::ui::{ColorChoice, Format, Ui};
+
+/// What the command line and the environment ask for, resolved once
+/// (`cli::GlobalArgs::settings`): every command reads its settings here.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// `--database-url`, else `DATABASE_URL` (else libpq's rules, in `db`).
+    pub database_url: Option<String>,
+    /// `--database-url` was typed on this command line (the sandbox uses no other).
+    pub database_url_typed: bool,
+    /// `--config`, else `RECONCTL_CONFIG` (else the XDG file, in `config`).
+    pub config: Option<PathBuf>,
+    pub format: Format,
+    pub color: ColorChoice,
+    pub quiet: bool,
+    pub verbose: u8,
+    /// `--actor`, else `RECONCTL_ACTOR` (else the OS user at the host).
+    pub actor: Option<String>,
+    /// As typed (the defaults are applied in [`Context::new`]).
+    pub statement_timeout: Option<Duration>,
+    pub lock_timeout: Option<Duration>,
+    pub read_only: bool,
+    /// The subcommand path (`sweep leases`), for the sessions' `application_name`.
+    pub command: String,
+}
 
 pub struct Context {
     pub ui: Ui,
-    pub globals: GlobalArgs,
+    pub settings: Settings,
     pub limits: SessionLimits,
     pub actor: String,
+    /// The command path (`sweep leases`), for the sessions' `application_name`.
+    pub command: String,
     config: std::sync::OnceLock<Result<Config>>,
     target: std::sync::OnceLock<Target>,
-    pool: OnceCell<deadpool_postgres::Pool>,
+    pool: OnceCell<crate::db::Pool>,
+    /// The last failure to connect, and when: asked again within the connect timeout, the
+    /// answer is the same, without waiting that long once more (doctor asks twice).
+    connect_failure: std::sync::Mutex<Option<(std::time::Instant, crate::error::Error)>>,
     http: std::sync::OnceLock<reqwest::Client>,
 }
 
 impl Context {
-    pub fn new(globals: GlobalArgs) -> Context {
+    pub fn new(settings: Settings) -> Context {
         let ui = Ui::new(
-            globals.output,
-            globals.color,
-            globals.quiet,
-            globals.verbose,
+            settings.format,
+            settings.color,
+            settings.quiet,
+            settings.verbose,
         );
+        let defaults = SessionLimits::default();
         let limits = SessionLimits {
-            statement_timeout: globals
+            statement_timeout: settings
                 .statement_timeout
-                .map_or(Duration::from_secs(10), |d| d.0),
-            lock_timeout: globals.lock_timeout.map_or(Duration::from_secs(2), |d| d.0),
-            connect_timeout: Duration::from_secs(5),
-            read_only: globals.read_only,
+                .unwrap_or(defaults.statement_timeout),
+            lock_timeout: settings.lock_timeout.unwrap_or(defaults.lock_timeout),
+            read_only: settings.read_only,
+            ..defaults
         };
-        let actor = globals
-            .actor
-            .clone()
-            .filter(|a| !a.trim().is_empty())
-            .unwrap_or_else(default_actor);
+        let actor = settings.actor.clone().unwrap_or_else(default_actor);
         Context {
             ui,
-            globals,
+            command: settings.command.clone(),
+            settings,
             limits,
             actor,
             config: std::sync::OnceLock::new(),
             target: std::sync::OnceLock::new(),
             pool: OnceCell::new(),
+            connect_failure: std::sync::Mutex::new(None),
             http: std::sync::OnceLock::new(),
         }
     }
 
-    /// Where the database is (resolved once; no connection yet).
+    /// Where the database is (resolved once, as psql would; no connection yet). libpq's
+    /// warnings (an insecure ~/.pgpass) are shown here, once.
     pub fn target(&self) -> Result<&Target> {
         if let Some(t) = self.target.get() {
             return Ok(t);
         }
-        let t = Target::resolve(self.globals.database_url.as_deref(), &self.limits)?;
+        let application = match self.command.as_str() {
+            "" => "reconctl".to_string(),
+            c => format!("reconctl {c}"),
+        };
+        let t = Target::resolve(self.settings.database_url.as_deref(), &self.limits)?
+            .with_application_name(application);
+        for w in t.warnings() {
+            self.ui.warn(w);
+        }
         Ok(self.target.get_or_init(|| t))
     }
 
     /// The pool, created on first use; every session has the statement and lock timeouts.
-    pub async fn pool(&self) -> Result<&deadpool_postgres::Pool> {
+    pub async fn pool(&self) -> Result<&crate::db::Pool> {
         self.pool
             .get_or_try_init(|| async {
                 let target = self.target()?;
@@ -74,21 +112,66 @@ impl Context {
             .await
     }
 
-    /// A pooled connection; connection failures name the target, never the password.
-    pub async fn db(&self) -> Result<deadpool_postgres::Object> {
+    /// A pooled connection; connection failures name the target and every host's reason,
+    /// never the password.
+    pub async fn db(&self) -> Result<crate::db::PooledClient> {
         let pool = self.pool().await?;
-        match pool.get().await {
-            Ok(c) => Ok(c),
-            Err(deadpool_postgres::PoolError::Backend(e)) => Err(self.target()?.connect_error(&e)),
-            Err(e) => Err(e.into()),
+        let target = self.target()?;
+        let window = target
+            .settings()
+            .connect_timeout
+            .unwrap_or(target.limits().connect_timeout);
+        if let Ok(last) = self.connect_failure.lock() {
+            if let Some((at, err)) = last.as_ref() {
+                if at.elapsed() < window {
+                    return Err(err.clone());
+                }
+            }
         }
+        let result = crate::db::pool::get(pool).await;
+        if let Ok(mut last) = self.connect_failure.lock() {
+            *last = match &result {
+                Err(e) if e.code() != crate::error::Code::PoolTimeout => {
+                    Some((std::time::Instant::now(), e.clone()))
+                }
+                _ => None,
+            };
+        }
+        result
+    }
+
+    /// Errors that need the target to say what to fix: a missing reconctl schema means
+    /// "wrong database?" before it means "run migrate".
+    pub fn explain(&self, err: crate::error::Error) -> crate::error::Error {
+        use crate::error::{Code, Error};
+        if err.code() != Code::Schema {
+            return err;
+        }
+        let core: Vec<String> = crate::schema::TABLES
+            .iter()
+            .map(|t| format!("\"{t}\""))
+            .collect();
+        let Some(target) = self.target.get() else {
+            return err;
+        };
+        if !core.iter().any(|t| err.message().contains(t)) {
+            return err;
+        }
+        Error::new(
+            Code::Schema,
+            format!(
+                "database \"{}\" at {} has no reconctl schema — check DATABASE_URL/PGDATABASE, or run `reconctl migrate` to create it there",
+                target.settings().dbname,
+                target.first_host()
+            ),
+        )
     }
 
     /// The destinations config (flag > env > XDG file > empty), loaded once.
     pub fn config(&self) -> Result<&Config> {
         self.config
             .get_or_init(|| {
-                let cfg = Config::load(self.globals.config.as_deref());
+                let cfg = Config::load(self.settings.config.as_deref());
                 if let Ok(cfg) = &cfg {
                     for w in &cfg.warnings {
                         self.ui.warn(w);
@@ -116,11 +199,14 @@ impl Context {
     }
 }
 
-/// `$USER@host`, the default actor recorded in events.
+/// `$USER@host`, the default actor recorded in events; without USER and LOGNAME (systemd,
+/// containers) the OS user from the password database, as psql would find it.
 pub fn default_actor() -> String {
-    let user = std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "unknown".into());
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let user = env("USER")
+        .or_else(|| env("LOGNAME"))
+        .or_else(crate::db::conninfo::os_user)
+        .unwrap_or_else(|| "unknown".into());
     format!("{user}@{}", hostname())
 }
 

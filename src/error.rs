@@ -92,8 +92,31 @@ pub enum Code {
     Runtime,
     /// The database answered with an error not classified further.
     Database,
-    /// The database could not be reached (or refused the login).
+    /// The database could not be reached (or refused the login) for a reason not below, or
+    /// the hosts of a multi-host target failed in different ways.
     Connect,
+    /// No answer within the connect timeout (TCP, TLS and login together).
+    ConnectTimeout,
+    /// The server refused the password.
+    AuthFailed,
+    /// The server wants a password and none was given (nor found in the password file).
+    PasswordMissing,
+    /// The user is not a role on the server.
+    NoSuchRole,
+    /// The database is not on the server.
+    NoSuchDatabase,
+    /// pg_hba.conf does not admit this user to this database from here.
+    HbaRejected,
+    /// TLS failed: the handshake, the server's certificate, or a server without TLS.
+    Tls,
+    /// A TLS file is missing or unusable (root certificate, client certificate or key).
+    TlsFile,
+    /// channel_binding=require, and the server authenticated without it.
+    ChannelBinding,
+    /// No server of the list is of the kind target_session_attrs asks for.
+    TargetSessionAttrs,
+    /// No free pooled connection in time (this command's own connections were all in use).
+    PoolTimeout,
     /// The connection was lost in the middle of the command.
     ConnectionLost,
     /// The schema is missing (`reconctl migrate`), or this is not the database meant.
@@ -111,6 +134,10 @@ pub enum Code {
     Usage,
     /// The config file (or a destination in it) is missing or wrong.
     Config,
+    /// The connection string, a libpq variable or a service entry is invalid.
+    ConnectionString,
+    /// The connection service file, or the service in it, is missing or wrong.
+    ServiceFile,
     /// A change was asked for without `--yes` and without a terminal to ask on.
     ConfirmationRequired,
     /// The person asked answered no.
@@ -134,6 +161,8 @@ pub enum Code {
     Attention,
     // Busy (exit 6)
     Busy,
+    /// Another `reconctl migrate` held the migration lock for longer than the wait.
+    MigrateLocked,
     // Bug (exit 1)
     Bug,
     /// Stdout was closed (exit 0).
@@ -144,15 +173,18 @@ impl Code {
     pub fn kind(self) -> Kind {
         use Code::*;
         match self {
-            Runtime | Database | Connect | ConnectionLost | Schema | Permission | ReadOnly
-            | NotCommitted | CommitUnknown => Kind::Runtime,
-            Usage | Config | ConfirmationRequired | Declined | TooManyMoves => Kind::Usage,
+            Runtime | Database | Connect | ConnectTimeout | AuthFailed | PasswordMissing
+            | NoSuchRole | NoSuchDatabase | HbaRejected | Tls | TlsFile | ChannelBinding
+            | TargetSessionAttrs | PoolTimeout | ConnectionLost | Schema | Permission
+            | ReadOnly | NotCommitted | CommitUnknown => Kind::Runtime,
+            Usage | Config | ConnectionString | ServiceFile | ConfirmationRequired | Declined
+            | TooManyMoves => Kind::Usage,
             VersionConflict | PayloadConflict | NotAllowed | RefusedByLookup | RemoteIdMismatch => {
                 Kind::Conflict
             }
             NotFound => Kind::NotFound,
             Attention => Kind::Attention,
-            Busy => Kind::Busy,
+            Busy | MigrateLocked => Kind::Busy,
             Bug => Kind::Bug,
             BrokenPipe => Kind::BrokenPipe,
         }
@@ -164,6 +196,17 @@ impl Code {
             Runtime => "runtime",
             Database => "database",
             Connect => "connect",
+            ConnectTimeout => "connect_timeout",
+            AuthFailed => "auth_failed",
+            PasswordMissing => "password_missing",
+            NoSuchRole => "no_such_role",
+            NoSuchDatabase => "no_such_database",
+            HbaRejected => "hba_rejected",
+            Tls => "tls",
+            TlsFile => "tls_file",
+            ChannelBinding => "channel_binding",
+            TargetSessionAttrs => "target_session_attrs",
+            PoolTimeout => "pool_timeout",
             ConnectionLost => "connection_lost",
             Schema => "schema",
             Permission => "permission",
@@ -172,6 +215,8 @@ impl Code {
             CommitUnknown => "commit_unknown",
             Usage => "usage",
             Config => "config",
+            ConnectionString => "connection_string",
+            ServiceFile => "service_file",
             ConfirmationRequired => "confirmation_required",
             Declined => "declined",
             TooManyMoves => "too_many_moves",
@@ -183,6 +228,7 @@ impl Code {
             NotFound => "not_found",
             Attention => "attention",
             Busy => "busy",
+            MigrateLocked => "migrate_locked",
             Bug => "bug",
             BrokenPipe => "broken_pipe",
         }
@@ -202,7 +248,8 @@ impl fmt::Display for Code {
 }
 
 /// An error a person can act on: what happened, and what to do about it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
 pub struct Error {
     code: Code,
     /// The SQLSTATE of the database error this came from, if any.
@@ -362,14 +409,6 @@ impl Error {
     }
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Error {}
-
 impl From<tokio_postgres::Error> for Error {
     fn from(err: tokio_postgres::Error) -> Self {
         let mut e = db_error(&err);
@@ -383,7 +422,11 @@ impl From<deadpool_postgres::PoolError> for Error {
         use deadpool_postgres::PoolError;
         match err {
             PoolError::Backend(e) => db_error(&e),
-            PoolError::Timeout(_) => Error::busy("timed out waiting for a database connection"),
+            // Waiting for a connection is not a lock or statement timeout: not "busy".
+            PoolError::Timeout(_) => Error::new(
+                Code::PoolTimeout,
+                "timed out waiting for a database connection",
+            ),
             other => Error::runtime(format!("database connection pool: {other}")),
         }
     }

@@ -2,9 +2,9 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::CommandFactory;
 
-use reconctl::cli::Cli;
+use reconctl::cli::{self, Cli};
 use reconctl::context::Context;
 use reconctl::error::{exit_code, Error};
 
@@ -17,8 +17,19 @@ fn main() -> ExitCode {
             "error: BUG: reconctl panicked: {info}\nhint: every change reconctl makes is one guarded statement, so a job is either moved with its event or untouched; check with `reconctl jobs show`, and please report this"
         );
     }));
-    let cli = Cli::parse();
-    let ctx = Context::new(cli.globals.clone());
+    let (cli, command) = match cli::parse(std::env::args_os().collect()) {
+        cli::Parsed::Run(cli, command) => (cli, command),
+        cli::Parsed::Exit(code) => return ExitCode::from(code),
+    };
+    let settings = match cli.globals.settings(command) {
+        Ok(s) => s,
+        Err(err) => {
+            let ui = reconctl::ui::Ui::new(cli.globals.output, cli.globals.color, false, 0);
+            ui.error(&err);
+            return ExitCode::from(exit_code(&Err(err)));
+        }
+    };
+    let ctx = Context::new(settings);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -32,13 +43,15 @@ fn main() -> ExitCode {
         }
     };
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        runtime.block_on(reconctl::commands::run(&ctx, &cli))
+        runtime.block_on(reconctl::commands::run(&ctx, &cli.command, Cli::command))
     }));
     // Do not wait for background connection tasks.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     let Ok(result) = result else {
         return ExitCode::from(1);
     };
+    // A missing schema is said in terms of the target ("wrong database?").
+    let result = result.map_err(|err| ctx.explain(err));
     if let Err(err) = &result {
         ctx.ui.error(err);
     }

@@ -1,17 +1,23 @@
 //! The embedded migrations (refinery), applied in a transaction each, refusing divergent
 //! (edited after being applied) or missing ones; and their status, read without writing.
 
-use serde::Serialize;
+use std::time::Duration;
 
-use crate::error::{Error, Result};
+use serde::Serialize;
+use tokio_postgres::error::SqlState;
+
+use crate::error::{Code, Error, Result};
 
 mod embedded {
     refinery::embed_migrations!("migrations");
 }
 
 const HISTORY_TABLE: &str = "refinery_schema_history";
-/// Two `migrate`s at once would race on the history table; the second waits (lock_timeout).
+/// Two `migrate`s at once would race on the history table; the second waits, bounded.
 const MIGRATE_LOCK: i64 = 0x7265_636f_6e63_746c; // "reconctl"
+
+/// How long `migrate` waits for another migrate's lock by default.
+pub const LOCK_WAIT: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -102,17 +108,171 @@ pub async fn status(client: &tokio_postgres::Client) -> Result<Vec<MigrationStat
     Ok(out)
 }
 
-/// Apply what is pending. Refuses (exit 2… no: runtime, exit 1) when any applied migration
-/// diverges or is missing, before applying anything. Returns the migrations it applied.
+/// Apply what is pending. Refuses (runtime, exit 1) when any applied migration diverges or
+/// is missing, before applying anything. Returns the migrations it applied. Waits at most
+/// [`LOCK_WAIT`] for another migrate.
 pub async fn migrate(client: &mut tokio_postgres::Client) -> Result<Vec<MigrationStatus>> {
-    client
-        .execute("SELECT pg_advisory_lock($1)", &[&MIGRATE_LOCK])
+    migrate_waiting(client, LOCK_WAIT, |_: Option<&LockHolder>| {}).await
+}
+
+/// The session holding the migration lock: another `reconctl migrate`, normally.
+#[derive(Debug, Clone, Serialize)]
+pub struct LockHolder {
+    pub pid: i32,
+    pub application_name: String,
+    pub user: String,
+    pub client_addr: Option<String>,
+    pub since: Option<String>,
+}
+
+impl std::fmt::Display for LockHolder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let app = if self.application_name.is_empty() {
+            "no application_name".to_string()
+        } else {
+            format!("\"{}\"", self.application_name)
+        };
+        write!(f, "pid {} ({app}, user {}", self.pid, self.user)?;
+        if let Some(addr) = &self.client_addr {
+            write!(f, " from {addr}")?;
+        }
+        if let Some(since) = &self.since {
+            write!(f, ", connected since {since}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// Who holds the migration lock now, if anyone.
+pub async fn lock_holder(client: &tokio_postgres::Client) -> Result<Option<LockHolder>> {
+    let row = client
+        .query_opt(
+            "SELECT a.pid, coalesce(a.application_name, ''), coalesce(a.usename::text, ''),
+                    host(a.client_addr),
+                    to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')
+             FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+             WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+               AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+               AND l.classid = ($1::bigint >> 32)::oid AND l.objid = ($1::bigint & 4294967295)::oid
+             LIMIT 1",
+            &[&MIGRATE_LOCK],
+        )
         .await?;
+    Ok(row.map(|r| LockHolder {
+        pid: r.get(0),
+        application_name: r.get(1),
+        user: r.get(2),
+        client_addr: r.get(3),
+        since: r.get(4),
+    }))
+}
+
+/// [`migrate`], waiting at most `wait` for the migration lock; `on_wait` hears who holds it
+/// (when the server shows it) before the wait begins. A wait that runs out is exit 6 (busy:
+/// nothing was applied).
+pub async fn migrate_waiting(
+    client: &mut tokio_postgres::Client,
+    wait: Duration,
+    on_wait: impl FnOnce(Option<&LockHolder>),
+) -> Result<Vec<MigrationStatus>> {
+    let got: bool = client
+        .query_one("SELECT pg_try_advisory_lock($1)", &[&MIGRATE_LOCK])
+        .await?
+        .get(0);
+    if !got {
+        let holder = lock_holder(client).await?;
+        on_wait(holder.as_ref());
+        // Bounded: this one statement may wait `wait`, whatever the session's limits.
+        let ms = wait.as_millis().max(1);
+        client
+            .batch_execute(&format!(
+                "SET lock_timeout = {ms}; SET statement_timeout = {}",
+                ms + 1000
+            ))
+            .await?;
+        let locked = client
+            .execute("SELECT pg_advisory_lock($1)", &[&MIGRATE_LOCK])
+            .await;
+        let _ = client
+            .batch_execute("RESET lock_timeout; RESET statement_timeout")
+            .await;
+        if let Err(e) = locked {
+            let code = e.as_db_error().map(|d| d.code().clone());
+            if code == Some(SqlState::LOCK_NOT_AVAILABLE) || code == Some(SqlState::QUERY_CANCELED)
+            {
+                let who = holder.map_or_else(
+                    || "another session".to_string(),
+                    |h| format!("another migrate, {h},"),
+                );
+                return Err(Error::new(
+                    Code::MigrateLocked,
+                    format!(
+                        "{who} held the migration lock for longer than {}; nothing was applied",
+                        crate::duration::format_duration(wait)
+                    ),
+                )
+                .hinted("let it finish, then run `reconctl migrate` again (it is safe to re-run); --lock-timeout sets how long to wait"));
+            }
+            return Err(e.into());
+        }
+    }
     let result = migrate_locked(client).await;
     let _ = client
         .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATE_LOCK])
         .await;
     result
+}
+
+/// Whether this database holds reconctl's schema (or the start of it).
+pub async fn has_schema(client: &tokio_postgres::Client) -> Result<bool> {
+    Ok(client
+        .query_one(
+            "SELECT to_regclass($1) IS NOT NULL OR to_regclass('publication_jobs') IS NOT NULL",
+            &[&HISTORY_TABLE],
+        )
+        .await?
+        .get(0))
+}
+
+/// Tables of others in this database (outside the system schemas): a database in use for
+/// something else, perhaps not the one meant.
+pub async fn other_tables(client: &tokio_postgres::Client) -> Result<i64> {
+    Ok(client
+        .query_one(
+            "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm')
+               AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+               AND n.nspname NOT LIKE 'pg\\_%'",
+            &[],
+        )
+        .await?
+        .get(0))
+}
+
+/// Where a session really is, as the server says.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerSide {
+    pub user: String,
+    pub database: String,
+    /// The server's port setting (also for a Unix-socket session).
+    pub port: i32,
+    pub application_name: String,
+}
+
+pub async fn server_side(client: &tokio_postgres::Client) -> Result<ServerSide> {
+    let r = client
+        .query_one(
+            "SELECT current_user::text, current_database()::text,
+                    current_setting('port')::int, current_setting('application_name')",
+            &[],
+        )
+        .await?;
+    Ok(ServerSide {
+        user: r.get(0),
+        database: r.get(1),
+        port: r.get(2),
+        application_name: r.get(3),
+    })
 }
 
 async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<MigrationStatus>> {
@@ -126,7 +286,21 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
         return Ok(Vec::new());
     }
     runner().run_async(client).await.map_err(|e| {
-        Error::runtime(format!("migration failed: {e}")).hinted(
+        // refinery's message hides the server's ("db error"): add the causes.
+        let mut message = format!("migration failed: {e}");
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            let text = match s.downcast_ref::<tokio_postgres::Error>() {
+                Some(pg) => crate::error::db_error(pg).message().to_string(),
+                None => s.to_string(),
+            };
+            if !message.contains(&text) {
+                message.push_str(": ");
+                message.push_str(&text);
+            }
+            source = s.source();
+        }
+        Error::runtime(message).hinted(
             "each migration runs in its own transaction: the failed one left nothing behind",
         )
     })?;

@@ -8,6 +8,17 @@ use tokio_postgres::GenericClient;
 
 use crate::error::Result;
 
+/// The tables the migrations create: a command that finds none of them is pointed at the
+/// wrong database, or one never migrated.
+pub const TABLES: &[&str] = &[
+    "publication_jobs",
+    "job_events",
+    "destination_pauses",
+    "destination_events",
+    // V6: the destinations of the events written before it.
+    "job_event_destinations",
+];
+
 /// Every index the migrations create and whether it must be unique: the two unique ones
 /// decide races (one job per intent, one job per external_ref); the others keep every
 /// inspection query, claim and sweep off a scan of the whole table. A test compares this list

@@ -9,17 +9,19 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::destination::humane;
 use super::status::thousands;
 use super::Exit;
 use crate::context::Context;
 use crate::duration::{format_duration, HumanDuration};
 use crate::error::Result;
+use crate::jobs::pause::{self, Pause, Pauses};
 use crate::jobs::query::{self, Health, OutOfOrder};
 use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl check\n  reconctl check --max-uncertain 10 --stuck-after 30m || page-oncall\n\nExit codes: 0 healthy (prints nothing unless -v), 5 a threshold is exceeded (one line per violation)."
+    after_help = "Examples:\n  reconctl check\n  reconctl check --max-uncertain 10 --stuck-after 30m || page-oncall\n  reconctl check --max-pause 2h\n\nExit codes: 0 healthy (prints nothing unless -v), 5 a threshold is exceeded (one line per violation)."
 )]
 pub struct Args {
     /// Most uncertain jobs tolerated
@@ -37,13 +39,16 @@ pub struct Args {
     /// Look for out-of-order publications (an older revision accepted after a newer one) among the jobs accepted this recently; run check more often than this
     #[arg(long, default_value = "1h", value_name = "DUR")]
     pub order_window: HumanDuration,
+    /// A destination paused for longer than this is a violation (someone may have forgotten to resume it) [default: pauses are never a violation]
+    #[arg(long, value_name = "DUR")]
+    pub max_pause: Option<HumanDuration>,
 }
 
 /// One exceeded threshold.
 #[derive(Debug, Serialize)]
 struct Violation {
     /// The flag it exceeds: `max_uncertain`, `max_conflict`, `uncertain_after`,
-    /// `stuck_after`, or `out_of_order`.
+    /// `stuck_after`, `out_of_order`, or `max_pause` (count: paused destinations).
     check: &'static str,
     /// How many jobs (or out-of-order pairs) exceed it.
     count: i64,
@@ -57,6 +62,7 @@ struct Thresholds {
     stuck_after_seconds: u64,
     uncertain_after_seconds: Option<u64>,
     order_window_seconds: u64,
+    max_pause_seconds: Option<u64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -69,6 +75,8 @@ struct Counts {
     stuck_waiting: i64,
     /// in_flight with a lease that expired more than `stuck_after` ago.
     stuck_leases: i64,
+    /// Of `stuck_waiting`: those of a paused destination (waiting because of the pause).
+    stuck_waiting_paused: i64,
 }
 
 #[derive(Debug, Serialize)]
@@ -78,6 +86,8 @@ struct CheckReport {
     counts: Counts,
     thresholds: Thresholds,
     out_of_order: Vec<OutOfOrder>,
+    /// The destinations paused now (`status`'s shape).
+    pauses: Vec<Pause>,
     #[serde(skip)]
     summary: String,
 }
@@ -95,7 +105,7 @@ fn since(now: DateTime<Utc>, t: Option<DateTime<Utc>>) -> String {
         .unwrap_or_default()
 }
 
-fn judge(args: &Args, h: &Health, ooo: Vec<OutOfOrder>) -> CheckReport {
+fn report(args: &Args, h: &Health, ooo: Vec<OutOfOrder>, pauses: &Pauses) -> CheckReport {
     let mut v = Vec::new();
     let now = h.now;
     let stuck_after = args.stuck_after;
@@ -140,8 +150,22 @@ fn judge(args: &Args, h: &Health, ooo: Vec<OutOfOrder>) -> CheckReport {
     if stuck > 0 {
         let mut parts = Vec::new();
         if h.waiting > 0 {
+            let paused = if h.waiting_paused == 0 {
+                String::new()
+            } else {
+                let names: Vec<&str> = pauses
+                    .in_force
+                    .iter()
+                    .map(|p| p.destination.as_str())
+                    .collect();
+                format!(
+                    "; {} of them wait for a paused destination ({})",
+                    h.waiting_paused,
+                    names.join(", ")
+                )
+            };
             parts.push(format!(
-                "{} pending or safe_to_retry for more than {stuck_after} (the oldest for {})",
+                "{} pending or safe_to_retry for more than {stuck_after} (the oldest for {}{paused})",
                 h.waiting,
                 since(now, h.oldest_waiting)
             ));
@@ -195,6 +219,36 @@ fn judge(args: &Args, h: &Health, ooo: Vec<OutOfOrder>) -> CheckReport {
             ),
         });
     }
+    if let Some(max) = args.max_pause {
+        let long: Vec<&Pause> = pauses
+            .in_force
+            .iter()
+            .filter(|p| p.age(pauses.now) > max.0)
+            .collect();
+        if !long.is_empty() {
+            let each: Vec<String> = long
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} for {} by {} ({})",
+                        p.destination,
+                        humane(p.age(pauses.now)),
+                        p.actor,
+                        p.reason
+                    )
+                })
+                .collect();
+            v.push(Violation {
+                check: "max_pause",
+                count: long.len() as i64,
+                message: format!(
+                    "paused longer than {max}: {}; resume with `reconctl destination resume {} --reason TEXT` once it is healthy",
+                    each.join(", "),
+                    long[0].destination
+                ),
+            });
+        }
+    }
     let summary = format!(
         "ok: {} uncertain (at most {}), {} in conflict (at most {}), none stuck for more than {stuck_after}, no out-of-order publication in the last {}",
         thousands(h.uncertain),
@@ -203,6 +257,17 @@ fn judge(args: &Args, h: &Health, ooo: Vec<OutOfOrder>) -> CheckReport {
         args.max_conflict,
         args.order_window,
     );
+    // A pause is not a problem by itself, but a healthy report says it is there.
+    let summary = if pauses.in_force.is_empty() {
+        summary
+    } else {
+        let each: Vec<String> = pauses
+            .in_force
+            .iter()
+            .map(|p| format!("{} for {}", p.destination, humane(p.age(pauses.now))))
+            .collect();
+        format!("{summary}; paused: {}", each.join(", "))
+    };
     CheckReport {
         healthy: v.is_empty(),
         violations: v,
@@ -212,6 +277,7 @@ fn judge(args: &Args, h: &Health, ooo: Vec<OutOfOrder>) -> CheckReport {
             uncertain_overdue: h.uncertain_overdue,
             stuck_waiting: h.waiting,
             stuck_leases: h.expired_leases,
+            stuck_waiting_paused: h.waiting_paused,
         },
         thresholds: Thresholds {
             max_uncertain: args.max_uncertain,
@@ -219,8 +285,10 @@ fn judge(args: &Args, h: &Health, ooo: Vec<OutOfOrder>) -> CheckReport {
             stuck_after_seconds: args.stuck_after.0.as_secs(),
             uncertain_after_seconds: args.uncertain_after.map(|d| d.0.as_secs()),
             order_window_seconds: args.order_window.0.as_secs(),
+            max_pause_seconds: args.max_pause.map(|d| d.0.as_secs()),
         },
         out_of_order: ooo,
+        pauses: pauses.in_force.clone(),
         summary,
     }
 }
@@ -244,12 +312,13 @@ impl Render for CheckReport {
 
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let db = ctx.db().await?;
-    let (health, ooo) = futures::try_join!(
+    let (health, ooo, pauses) = futures::try_join!(
         query::health(&**db, args.stuck_after.0, args.uncertain_after.map(|d| d.0)),
         query::out_of_order(&**db, args.order_window.0),
+        pause::observe(&**db, &ctx.actor),
     )?;
     drop(db);
-    let report = judge(args, &health, ooo);
+    let report = report(args, &health, ooo, &pauses);
     ctx.ui.emit(&report)?;
     Ok(if report.healthy {
         Exit::Done

@@ -1,17 +1,19 @@
 //! `reconctl doctor`: connection, migrations, the named unique indexes, each destination's
-//! lookup proven by its controls (a known publication found, a made-up reference not found).
+//! lookup proven by its controls (a known publication found, a made-up reference not found),
+//! and the pauses in force (listed as information: a pause is not a failure).
 //!
 //! Every check runs even when an earlier one fails (a database that is down does not hide a
 //! destination that is down too). Exit 1 when any check fails, with the report printed.
 
+use chrono::SecondsFormat;
 use serde::Serialize;
 
 use super::controls::Gate;
 use super::Exit;
 use crate::clock::DbClock;
 use crate::context::Context;
-use crate::error::Result;
-use crate::jobs::query;
+use crate::error::{Code, Result};
+use crate::jobs::{pause, query};
 use crate::migrate::{self, MigrationState};
 use crate::schema::{index_status, server_version};
 use crate::ui::{Render, Ui};
@@ -199,6 +201,30 @@ async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
             }
         }
         Err(e) => checks.push(Check::error("indexes", &e)),
+    }
+
+    // A pause is information, not a failure: one passing line per paused destination.
+    // (Before V5 is applied there is nothing to list; the migrations check says so.)
+    match pause::observe(&**db, &ctx.actor).await {
+        Ok(pauses) => {
+            for p in &pauses.in_force {
+                let until = match p.until {
+                    Some(u) => format!("until {}", u.to_rfc3339_opts(SecondsFormat::Secs, true)),
+                    None => "until resumed".into(),
+                };
+                checks.push(Check::pass(
+                    format!("pause {}", p.destination),
+                    format!(
+                        "paused by {} for {}, {until} (workers claim none of its jobs): {}",
+                        p.actor,
+                        super::destination::humane(p.age(pauses.now)),
+                        p.reason
+                    ),
+                ));
+            }
+        }
+        Err(e) if e.code() == Code::Schema => {}
+        Err(e) => checks.push(Check::error("pauses", &e)),
     }
 }
 

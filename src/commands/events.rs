@@ -20,7 +20,8 @@ use uuid::Uuid;
 
 use crate::commands::Exit;
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::db::PooledClient;
+use crate::error::{Code, Error, Result};
 use crate::jobs::events::{
     self, gave_up, next_poll, parse_action, parse_time, EventFilter, EventPage, Follow,
     FollowError, Since, Step, TrailEvent, POLL_MIN,
@@ -32,8 +33,8 @@ use crate::ui::{escape, Format, Render, Ui};
 #[command(
     after_help = "Examples:\n  reconctl events --since 2h -o table\n  reconctl events --destination cms-a --since 2024-05-01T09:00:00Z --until 2024-05-01T12:00:00Z\n  reconctl events --actor alice@ops --action mark-accepted --action mark-safe-to-retry\n  reconctl events --job pub_8b8c… -o json\n  reconctl events --follow --destination cms-a\n\nEvents come oldest first (by at, then id): job events and destination pauses, resumes and expiries in one stream. A page ends with the cursor of the next one. --follow prints each event once as its transaction commits (also one that took its id before an earlier-committed one), until Ctrl-C (exit 0); if the database stays away it exits 1."
 )]
-pub struct Flags {
-    /// Only the events of this job (its id or external_ref)
+pub struct Args {
+    /// Only the events of this job (its id, a unique prefix of it, or its external_ref)
     #[arg(long, value_name = "JOB")]
     pub job: Option<String>,
     /// Only events of this destination's jobs, and its pauses and resumes
@@ -66,48 +67,6 @@ pub struct Flags {
     pub follow: bool,
 }
 
-/// `events`' flags, and `--actor` only when it was typed.
-///
-/// `--actor` is also the global "who is acting" flag, which RECONCTL_ACTOR sets from the
-/// environment; clap hands that value to this command's `--actor` too. A filter an operator
-/// did not type would hide every other actor's events, so the filter takes `--actor` only
-/// from the command line.
-#[derive(Debug)]
-pub struct Args {
-    pub flags: Flags,
-    /// `--actor`, when typed.
-    pub actor: Option<String>,
-}
-
-impl clap::FromArgMatches for Args {
-    fn from_arg_matches(m: &clap::ArgMatches) -> std::result::Result<Self, clap::Error> {
-        let flags = Flags::from_arg_matches(m)?;
-        let typed = m.value_source("actor") == Some(clap::parser::ValueSource::CommandLine);
-        Ok(Args {
-            actor: flags.actor.clone().filter(|_| typed),
-            flags,
-        })
-    }
-
-    fn update_from_arg_matches(
-        &mut self,
-        m: &clap::ArgMatches,
-    ) -> std::result::Result<(), clap::Error> {
-        *self = Args::from_arg_matches(m)?;
-        Ok(())
-    }
-}
-
-impl clap::Args for Args {
-    fn augment_args(cmd: clap::Command) -> clap::Command {
-        Flags::augment_args(cmd)
-    }
-
-    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
-        Flags::augment_args_for_update(cmd)
-    }
-}
-
 const DEFAULT_LIMIT: u32 = 50;
 const MAX_LIMIT: u32 = 10_000;
 
@@ -115,8 +74,7 @@ const MAX_LIMIT: u32 = 10_000;
 const RETRY_FOR: Duration = Duration::from_secs(60);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 
-pub async fn run(ctx: &Context, typed: &Args) -> Result<Exit> {
-    let args = &typed.flags;
+pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MAX_LIMIT).contains(&limit) {
         return Err(Error::usage(format!(
@@ -170,7 +128,7 @@ pub async fn run(ctx: &Context, typed: &Args) -> Result<Exit> {
     let mut filter = EventFilter {
         job: None,
         destination: args.destination.clone(),
-        actor: typed.actor.clone(),
+        actor: args.actor.clone(),
         actions,
         since,
         until,
@@ -226,20 +184,25 @@ async fn interrupted() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-async fn connect(ctx: &Context) -> std::result::Result<deadpool_postgres::Object, FollowError> {
+/// A session for the next step. Straight from the pool (not `Context::db`, which remembers a
+/// failure for the connect timeout): each retry really tries.
+async fn connect(ctx: &Context) -> std::result::Result<PooledClient, FollowError> {
     let pool = ctx.pool().await?;
-    match pool.get().await {
-        Ok(c) => Ok(c),
-        Err(deadpool_postgres::PoolError::Backend(e)) => Err(FollowError {
-            transient: events::is_transient(&e),
-            error: ctx.target()?.connect_error(&e),
-        }),
-        Err(deadpool_postgres::PoolError::Timeout(_)) => Err(FollowError {
-            transient: true,
-            error: Error::runtime("timed out connecting to the database"),
-        }),
-        Err(e) => Err(Error::from(e).into()),
-    }
+    crate::db::pool::get(pool)
+        .await
+        .map_err(|error| FollowError {
+            transient: matches!(
+                error.code(),
+                // The server is down, restarting, unreachable, or (a failover) not yet primary.
+                Code::Connect
+                    | Code::ConnectTimeout
+                    | Code::ConnectionLost
+                    | Code::TargetSessionAttrs
+                    | Code::PoolTimeout
+                    | Code::Busy
+            ),
+            error,
+        })
 }
 
 async fn follow_loop(
@@ -248,7 +211,7 @@ async fn follow_loop(
     history: Option<Option<events::Position>>,
 ) -> Result<Exit> {
     let mut timeline = Timeline::for_follow(&ctx.ui);
-    let mut client: Option<deadpool_postgres::Object> = None;
+    let mut client: Option<PooledClient> = None;
     let mut state: Option<Follow> = None;
     let mut wait = POLL_MIN;
     // Since when the database has been away, and the last wait before trying again.
@@ -291,7 +254,7 @@ async fn follow_loop(
             Err(f) if f.transient => {
                 // A fresh connection next time, whatever state this one is in.
                 if let Some(c) = client.take() {
-                    drop(deadpool_postgres::Object::take(c));
+                    drop(deadpool::managed::Object::take(c));
                 }
                 let (since, backoff) = lost.get_or_insert((Instant::now(), Duration::ZERO));
                 if since.elapsed() >= RETRY_FOR {

@@ -7,14 +7,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::CommandFactory;
 use clap_complete::Shell;
 use clap_mangen::roff::{roman, Roff};
 use clap_mangen::Man;
 use serde::Serialize;
 
 use super::Exit;
-use crate::cli::Cli;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ui::{Render, Ui};
@@ -59,10 +57,10 @@ impl Render for Generated {
     }
 }
 
-pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
+pub async fn run(ctx: &Context, args: &Args, root: fn() -> clap::Command) -> Result<Exit> {
     let files = match args.what.as_str() {
-        "man" => man_pages()?,
-        "completions" => completions()?,
+        "man" => man_pages(root())?,
+        "completions" => completions(root())?,
         other => return Err(Error::usage(format!("cannot generate `{other}`"))),
     };
     std::fs::create_dir_all(&args.out_dir)
@@ -90,10 +88,10 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// One completion script per shell, for the visible commands (hidden ones like `generate`
 /// are left out, as they are from `--help`).
-pub fn completions() -> Result<Vec<(String, Vec<u8>)>> {
+pub fn completions(root: clap::Command) -> Result<Vec<(String, Vec<u8>)>> {
     let mut out = Vec::new();
     for shell in SHELLS {
-        let mut cmd = visible_only(&Cli::command());
+        let mut cmd = visible_only(&root);
         let mut buf = Vec::new();
         clap_complete::generate(shell, &mut cmd, "reconctl", &mut buf);
         out.push((clap_complete::Generator::file_name(&shell, "reconctl"), buf));
@@ -136,8 +134,8 @@ fn visible_only(cmd: &clap::Command) -> clap::Command {
 
 /// `reconctl.1` and one page per visible subcommand, nested ones too
 /// (`reconctl-jobs-list.1`), named as `man` looks them up.
-pub fn man_pages() -> Result<Vec<(String, Vec<u8>)>> {
-    let mut cmd = Cli::command().disable_help_subcommand(true);
+pub fn man_pages(root: clap::Command) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut cmd = root.disable_help_subcommand(true);
     cmd.build();
     let mut out = Vec::new();
     collect_pages(&cmd, None, &mut out)?;

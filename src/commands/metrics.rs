@@ -10,6 +10,10 @@
 //! * `reconctl_jobs_accepted`: accepted jobs, in a metric of its own because on a large table
 //!   it is an estimate (`reconctl_jobs_accepted_estimated` is 1 then): summing
 //!   `reconctl_jobs` never mixes an estimate into exact numbers.
+//! * `reconctl_destination_paused{destination}`: 1 while the destination is paused (workers
+//!   claim none of its jobs, SPEC §6), else 0; every known destination has a sample.
+//! * `reconctl_destination_paused_seconds{destination}`: how long it has been paused (0 when
+//!   not paused), to alert on a pause someone forgot.
 //! * `reconctl_collected_timestamp_seconds`: when the numbers were read (the database's
 //!   clock), to notice a stale textfile.
 
@@ -21,6 +25,7 @@ use serde::Serialize;
 use super::Exit;
 use crate::context::Context;
 use crate::error::Result;
+use crate::jobs::pause::{self, Pauses};
 use crate::jobs::query::{self, Overview};
 use crate::jobs::State;
 use crate::ui::{Render, Ui};
@@ -89,9 +94,10 @@ impl Render for Metrics {
     }
 }
 
-fn collect(o: &Overview, configured: &[String]) -> Metrics {
+fn collect(o: &Overview, configured: &[String], pauses: &Pauses) -> Metrics {
     let mut destinations: BTreeSet<String> = configured.iter().cloned().collect();
     destinations.extend(o.open.iter().map(|g| g.destination.clone()));
+    destinations.extend(pauses.in_force.iter().map(|p| p.destination.clone()));
     let open_states: Vec<State> = State::BY_URGENCY
         .into_iter()
         .filter(|s| *s != State::Accepted)
@@ -159,6 +165,38 @@ fn collect(o: &Overview, configured: &[String]) -> Metrics {
             value: if o.accepted.estimated { 1.0 } else { 0.0 },
         }],
     });
+    let mut paused = Vec::new();
+    let mut paused_seconds = Vec::new();
+    for d in &destinations {
+        let pause = pauses.of(d);
+        let labels = BTreeMap::from([("destination", d.clone())]);
+        paused.push(Sample {
+            name: "reconctl_destination_paused",
+            labels: labels.clone(),
+            value: if pause.is_some() { 1.0 } else { 0.0 },
+        });
+        paused_seconds.push(Sample {
+            name: "reconctl_destination_paused_seconds",
+            labels,
+            value: pause.map_or(0.0, |p| {
+                (pauses.now - p.since)
+                    .num_microseconds()
+                    .unwrap_or(0)
+                    .max(0) as f64
+                    / 1e6
+            }),
+        });
+    }
+    families.push(Family {
+        name: "reconctl_destination_paused",
+        help: "1 while the destination is paused (workers claim none of its jobs), else 0.",
+        samples: paused,
+    });
+    families.push(Family {
+        name: "reconctl_destination_paused_seconds",
+        help: "Seconds the destination has been paused (0 when it is not).",
+        samples: paused_seconds,
+    });
     families.push(Family {
         name: "reconctl_collected_timestamp_seconds",
         help: "When these numbers were read, by the database's clock (Unix time).",
@@ -184,8 +222,9 @@ pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {
         }
     };
     let db = ctx.db().await?;
-    let overview = query::overview(&**db).await?;
+    let (pauses, overview) =
+        futures::try_join!(pause::observe(&**db, &ctx.actor), query::overview(&**db))?;
     drop(db);
-    ctx.ui.emit(&collect(&overview, &configured))?;
+    ctx.ui.emit(&collect(&overview, &configured, &pauses))?;
     Ok(Exit::Done)
 }

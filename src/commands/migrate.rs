@@ -1,12 +1,16 @@
-//! `reconctl migrate [--dry-run]` and `reconctl migrate status`.
+//! `reconctl migrate [--dry-run] [--yes]` and `reconctl migrate status`.
+//!
+//! Before applying, migrate says where (the server's own account of user, database and
+//! port), and a database that already has other tables but no reconctl schema is probably
+//! not the one meant: it asks on a terminal (default no) and needs `--yes` without one.
 
 use clap::Subcommand;
 use serde::Serialize;
 
 use super::Exit;
 use crate::context::Context;
-use crate::error::Result;
-use crate::migrate::{self, MigrationState, MigrationStatus};
+use crate::error::{Code, Error, Result};
+use crate::migrate::{self, MigrationState, MigrationStatus, ServerSide};
 use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]
@@ -20,6 +24,9 @@ pub struct Args {
     /// List what would be applied, apply nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Create the schema without asking, also in a database that already has other tables
+    #[arg(short = 'y', long)]
+    pub yes: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -59,9 +66,28 @@ impl Render for StatusReport {
     }
 }
 
+/// Where migrate is working: the host reached, and what the server says.
+#[derive(Serialize)]
+struct Where {
+    host: String,
+    #[serde(flatten)]
+    server: ServerSide,
+}
+
+impl Where {
+    /// `user@host:port/db` (the server's user and database).
+    fn describe(&self) -> String {
+        format!(
+            "{}@{}/{}",
+            self.server.user, self.host, self.server.database
+        )
+    }
+}
+
 #[derive(Serialize)]
 struct MigrateReport {
     dry_run: bool,
+    target: Where,
     applied: Vec<MigrationStatus>,
     pending: Vec<MigrationStatus>,
 }
@@ -99,13 +125,18 @@ fn state_name(s: &MigrationState) -> &'static str {
 
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let target = ctx.target()?;
-    let mut client = target.connect().await?;
+    let session = target.connect_session().await?;
+    let mut client = session.client;
     match (&args.command, args.dry_run) {
         (Some(MigrateCommand::Status), _) => {
             let migrations = migrate::status(&client).await?;
             ctx.ui.emit(&StatusReport { migrations })?;
         }
         (None, true) => {
+            let at = Where {
+                host: session.host,
+                server: migrate::server_side(&client).await?,
+            };
             let status = migrate::status(&client).await?;
             migrate::refuse_divergent(&status)?;
             let pending = status
@@ -114,18 +145,91 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
                 .collect();
             ctx.ui.emit(&MigrateReport {
                 dry_run: true,
+                target: at,
                 applied: Vec::new(),
                 pending,
             })?;
         }
         (None, false) => {
-            let applied = migrate::migrate(&mut client).await?;
+            let at = Where {
+                host: session.host,
+                server: migrate::server_side(&client).await?,
+            };
+            let status = migrate::status(&client).await?;
+            migrate::refuse_divergent(&status)?;
+            let pending = status
+                .iter()
+                .filter(|m| m.state == MigrationState::Pending)
+                .count();
+            if pending > 0 {
+                guard_database(ctx, args, &client, &at).await?;
+                ctx.ui.status(&format!(
+                    "applying {pending} migration(s) to {}",
+                    at.describe()
+                ));
+            }
+            // Bounded: --lock-timeout when given, else 30s, for another migrate to finish.
+            let wait = ctx.settings.lock_timeout.unwrap_or(migrate::LOCK_WAIT);
+            let applied = migrate::migrate_waiting(&mut client, wait, |holder| {
+                let who = holder.map_or_else(
+                    || "another session holds the migration lock".to_string(),
+                    |h| format!("another migrate holds the migration lock: {h}"),
+                );
+                ctx.ui.status(&format!(
+                    "{who}; waiting up to {}",
+                    crate::duration::format_duration(wait)
+                ));
+            })
+            .await?;
             ctx.ui.emit(&MigrateReport {
                 dry_run: false,
+                target: at,
                 applied,
                 pending: Vec::new(),
             })?;
         }
     }
     Ok(Exit::Done)
+}
+
+/// A database with tables of others and no reconctl schema: likely the wrong one (a URL
+/// without a database reaches the user's or `postgres`). Ask, or need --yes.
+async fn guard_database(
+    ctx: &Context,
+    args: &Args,
+    client: &tokio_postgres::Client,
+    at: &Where,
+) -> Result<()> {
+    if args.yes || migrate::has_schema(client).await? {
+        return Ok(());
+    }
+    let others = migrate::other_tables(client).await?;
+    if others == 0 {
+        return Ok(());
+    }
+    let what = format!(
+        "database \"{}\" at {} has {others} table(s) of its own and no reconctl schema",
+        at.server.database, at.host
+    );
+    if !ctx.ui.can_prompt() {
+        return Err(Error::new(
+            Code::ConfirmationRequired,
+            format!("refusing to create the reconctl schema: {what}"),
+        )
+        .hinted("check DATABASE_URL/PGDATABASE; if this is the database meant, run `reconctl migrate --yes`"));
+    }
+    ctx.ui.before_prompt(&format!(
+        "{what}.\nmigrate would create reconctl's tables there, as {}.",
+        at.server.user
+    ));
+    if !ctx
+        .ui
+        .confirm("Create the reconctl schema in this database?")?
+    {
+        return Err(Error::new(
+            Code::Declined,
+            "not confirmed: nothing was applied",
+        ));
+    }
+    Ok(())
 }

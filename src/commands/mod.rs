@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod controls;
+pub mod destination;
 pub mod dev_destination;
 pub mod doctor;
 pub mod events;
@@ -17,13 +18,84 @@ pub mod sandbox;
 pub mod status;
 pub mod sweep;
 
-use crate::cli::{Cli, Command};
+use clap::{Args, Subcommand};
+
 use crate::context::Context;
 pub use crate::error::Exit;
 use crate::error::Result;
 
-pub async fn run(ctx: &Context, cli: &Cli) -> Result<Exit> {
-    match &cli.command {
+/// The subcommands, each with its arguments beside its handler (the doc comments are the
+/// help texts).
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply the embedded schema migrations, or list them
+    Migrate(migrate::Args),
+    /// Check the connection, migrations, indexes and destinations
+    Doctor(doctor::Args),
+    /// Count and oldest age per state and destination
+    Status(status::Args),
+    /// List, show, reserve jobs; find the uncertain and stuck ones
+    #[command(subcommand)]
+    Jobs(jobs::JobsCommand),
+    /// Print the external_ref of a business key
+    #[command(name = "ref")]
+    Ref(reference::Args),
+    /// Ask a destination what it holds
+    #[command(subcommand)]
+    Remote(remote::RemoteCommand),
+    /// Settle a job by hand: accepted, safe-to-retry or failed
+    #[command(subcommand)]
+    Mark(mark::MarkCommand),
+    /// Sweep expired leases (for cron)
+    #[command(subcommand)]
+    Sweep(sweep::SweepCommand),
+    /// Look up every uncertain job and plan (or apply) the justified moves
+    Reconcile(reconcile::Args),
+    /// The audit trail across jobs: who changed what, when, on what evidence; --follow streams it
+    Events(events::Args),
+    /// Prometheus text exposition of counts and oldest ages
+    Metrics(metrics::Args),
+    /// For cron and alerting: exit 5 when thresholds are exceeded
+    Check(check::Args),
+    /// A throwaway PostgreSQL and destination with realistic jobs
+    Sandbox(sandbox::Args),
+    /// Pause a destination during its outage (workers stop claiming its jobs), resume it, list pauses
+    #[command(subcommand)]
+    Destination(destination::DestinationCommand),
+    /// Generate man pages and shell completions
+    #[command(hide = true)]
+    Generate(generate::Args),
+    /// Run the in-memory test destination (for benches and drills)
+    #[command(hide = true, name = "dev-destination")]
+    DevDestination(dev_destination::Args),
+}
+
+/// The `--yes` / `--dry-run` pair of commands that change jobs.
+#[derive(Debug, Clone, Args)]
+pub struct Confirmation {
+    /// Do not ask; needed to change anything without a terminal
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Show what would happen, change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Listing flags shared by the job lists.
+#[derive(Debug, Clone, Args)]
+pub struct Page {
+    /// At most this many jobs (1 to 10000)
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=10_000), value_name = "N")]
+    pub limit: u32,
+    /// Continue after the last job of a previous page (its `next_cursor`)
+    #[arg(long, value_name = "CURSOR")]
+    pub cursor: Option<String>,
+}
+
+/// Run the command `ctx` was resolved for. `root` builds the whole clap tree, for the one
+/// command that documents it (`generate`); no command reaches back into `cli` for it.
+pub async fn run(ctx: &Context, command: &Command, root: fn() -> clap::Command) -> Result<Exit> {
+    match command {
         Command::Migrate(args) => migrate::run(ctx, args).await,
         Command::Doctor(args) => doctor::run(ctx, args).await,
         Command::Status(args) => status::run(ctx, args).await,
@@ -37,7 +109,8 @@ pub async fn run(ctx: &Context, cli: &Cli) -> Result<Exit> {
         Command::Metrics(args) => metrics::run(ctx, args).await,
         Command::Check(args) => check::run(ctx, args).await,
         Command::Sandbox(args) => sandbox::run(ctx, args).await,
-        Command::Generate(args) => generate::run(ctx, args).await,
+        Command::Destination(cmd) => destination::run(ctx, cmd).await,
+        Command::Generate(args) => generate::run(ctx, args, root).await,
         Command::DevDestination(args) => dev_destination::run(ctx, args).await,
     }
 }

@@ -4,11 +4,9 @@
 //! line: a `DATABASE_URL` inherited from the shell (which may well point at production) is
 //! ignored, so a first run can never seed demo jobs into a real database.
 
-use clap::CommandFactory;
 use serde::Serialize;
 
 use super::Exit;
-use crate::cli::Cli;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::sandbox::{drill, Sandbox, Seeded, DESTINATION, SETTLE_AFTER};
@@ -29,39 +27,48 @@ pub struct Args {
     pub drill: bool,
 }
 
-/// Whether `--database-url` was typed on the command line (not filled from DATABASE_URL).
+/// `--database-url` when it was typed on the command line (not filled from DATABASE_URL).
 fn explicit_database_url(ctx: &Context) -> Option<String> {
-    let matches = Cli::command()
-        .try_get_matches_from(std::env::args_os())
-        .ok()?;
-    let typed = |m: &clap::ArgMatches| {
-        m.value_source("database_url") == Some(clap::parser::ValueSource::CommandLine)
-    };
-    let sub = matches.subcommand_matches("sandbox");
-    if typed(&matches) || sub.is_some_and(typed) {
-        ctx.globals.database_url.clone()
-    } else {
-        None
-    }
+    ctx.settings
+        .database_url_typed
+        .then(|| ctx.settings.database_url.clone())
+        .flatten()
 }
 
-/// Resolves when the sandbox should stop: Ctrl-C, SIGTERM or SIGHUP (terminal closed).
-async fn stop_signal() -> Result<&'static str> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate())?;
-    let mut hup = signal(SignalKind::hangup())?;
-    tokio::select! {
-        r = tokio::signal::ctrl_c() => { r?; Ok("Ctrl-C") }
-        _ = term.recv() => Ok("SIGTERM"),
-        _ = hup.recv() => Ok("SIGHUP"),
+/// The signals that stop the sandbox, listened for from the moment this returns (before any
+/// setup): Ctrl-C, SIGTERM and SIGHUP (the terminal closed).
+struct StopSignals {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    fn install() -> Result<StopSignals> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(StopSignals {
+            int: signal(SignalKind::interrupt())?,
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    /// Resolves when one arrives, naming it.
+    async fn next(&mut self) -> Result<&'static str> {
+        tokio::select! {
+            _ = self.int.recv() => Ok("Ctrl-C"),
+            _ = self.term.recv() => Ok("SIGTERM"),
+            _ = self.hup.recv() => Ok("SIGHUP"),
+        }
     }
 }
 
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let given = explicit_database_url(ctx);
-    // Listen for signals from the start, so Ctrl-C during setup also cleans up (dropping
-    // the setup future drops, and so stops and removes, what it has started).
-    let signal = stop_signal();
+    // Listen for signals before anything is set up, so Ctrl-C during setup also cleans up
+    // (dropping the setup future drops, and so stops and removes, what it has started).
+    let mut signals = StopSignals::install()?;
+    let signal = signals.next();
     tokio::pin!(signal);
     ctx.ui.status(if given.is_some() {
         "starting the sandbox: migrating the given database, starting a destination, making jobs…"
@@ -86,7 +93,12 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         wait_for_stop(ctx, &sandbox, &mut signal).await
     };
     let dir = sandbox.dir.path().display().to_string();
-    match sandbox.shutdown() {
+    // pg_ctl stop blocks: off the async threads.
+    let stopped = tokio::task::spawn_blocking(move || sandbox.shutdown())
+        .await
+        .map_err(|e| Error::bug(format!("the sandbox's shutdown was lost: {e}")))
+        .and_then(|r| r);
+    match stopped {
         Err(e) => ctx.ui.warn(e.message()),
         Ok(()) => ctx.ui.status(&format!("sandbox stopped; removed {dir}")),
     }

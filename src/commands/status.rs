@@ -8,24 +8,28 @@ use chrono::{DateTime, Utc};
 use comfy_table::{Cell, CellAlignment, TableComponent};
 use serde::Serialize;
 
+use super::destination::{paused_label, paused_table, DestinationView};
 use super::Exit;
 use crate::context::Context;
 use crate::duration::format_duration;
 use crate::error::Result;
-use crate::jobs::model::rfc3339;
+use crate::jobs::model::{rfc3339, rfc3339_opt};
+use crate::jobs::pause::{self, Pauses};
 use crate::jobs::query::{self, Overview};
 use crate::jobs::State;
 use crate::ui::{Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl status\n  reconctl status -o json\n\nStates come most actionable first. Counts are exact, except accepted on a large table: estimated from the planner's statistics (marked ≈, and \"estimated\": true in JSON)."
+    after_help = "Examples:\n  reconctl status\n  reconctl status -o json\n\nStates come most actionable first. Counts are exact, except accepted on a large table: estimated from the planner's statistics (marked ≈, and \"estimated\": true in JSON).\nA paused destination (workers claim none of its jobs) is marked \"(paused)\", and its pause (who, why, since, until) listed below the counts; JSON: \"paused\" per destination and \"pauses\"."
 )]
 pub struct Args {}
 
 #[derive(Debug, Serialize)]
 struct DestinationStatus {
     destination: String,
+    /// Workers claim none of its jobs (SPEC §6).
+    paused: bool,
     count: i64,
     oldest_age_seconds: i64,
     #[serde(serialize_with = "rfc3339")]
@@ -43,18 +47,37 @@ struct StateStatus {
     destinations: Vec<DestinationStatus>,
 }
 
+/// A paused destination: who paused it, why, since and until when (`null`: until resumed).
+#[derive(Debug, Serialize)]
+struct PauseStatus {
+    destination: String,
+    actor: String,
+    reason: String,
+    #[serde(serialize_with = "rfc3339")]
+    since: DateTime<Utc>,
+    #[serde(serialize_with = "rfc3339_opt")]
+    until: Option<DateTime<Utc>>,
+    paused_seconds: i64,
+}
+
 #[derive(Debug, Serialize)]
 struct StatusReport {
     #[serde(serialize_with = "rfc3339")]
     as_of: DateTime<Utc>,
     states: Vec<StateStatus>,
+    /// The destinations paused now, by name.
+    pauses: Vec<PauseStatus>,
+    #[serde(skip)]
+    pause_rows: Vec<DestinationView>,
+    #[serde(skip)]
+    pauses_now: DateTime<Utc>,
 }
 
 fn age_secs(now: DateTime<Utc>, t: DateTime<Utc>) -> i64 {
     (now - t).num_seconds().max(0)
 }
 
-fn report(o: Overview) -> StatusReport {
+fn report(o: Overview, pauses: &Pauses) -> StatusReport {
     let states = State::BY_URGENCY
         .iter()
         .map(|&state| {
@@ -73,6 +96,7 @@ fn report(o: Overview) -> StatusReport {
                 .filter(|g| g.state == state)
                 .map(|g| DestinationStatus {
                     destination: g.destination.clone(),
+                    paused: pauses.is_paused(&g.destination),
                     count: g.count,
                     oldest_age_seconds: age_secs(o.now, g.oldest_state_changed_at),
                     oldest_state_changed_at: g.oldest_state_changed_at,
@@ -87,9 +111,35 @@ fn report(o: Overview) -> StatusReport {
             }
         })
         .collect();
+    let mut pause_rows: Vec<DestinationView> = pauses
+        .in_force
+        .iter()
+        .map(|p| DestinationView::new(&p.destination, false, pauses))
+        .collect();
+    pause_rows.extend(
+        pauses
+            .expired
+            .iter()
+            .map(|p| DestinationView::new(&p.destination, false, pauses)),
+    );
+    pause_rows.sort_by(|a, b| a.name.cmp(&b.name));
     StatusReport {
         as_of: o.now,
         states,
+        pauses: pauses
+            .in_force
+            .iter()
+            .map(|p| PauseStatus {
+                destination: p.destination.clone(),
+                actor: p.actor.clone(),
+                reason: p.reason.clone(),
+                since: p.since,
+                until: p.until,
+                paused_seconds: p.age(pauses.now).as_secs() as i64,
+            })
+            .collect(),
+        pause_rows,
+        pauses_now: pauses.now,
     }
 }
 
@@ -151,7 +201,7 @@ impl Render for StatusReport {
                 ]),
                 [d] => t.add_row(vec![
                     ui.state_cell(s.state),
-                    Cell::new(&d.destination),
+                    Cell::new(d.label()),
                     Cell::new(thousands(d.count)).set_alignment(CellAlignment::Right),
                     Cell::new(oldest),
                 ]),
@@ -165,7 +215,7 @@ impl Render for StatusReport {
                     for d in many {
                         t.add_row(vec![
                             Cell::new(""),
-                            Cell::new(&d.destination),
+                            Cell::new(d.label()),
                             Cell::new(thousands(d.count)).set_alignment(CellAlignment::Right),
                             Cell::new(age(d.oldest_age_seconds)),
                         ]);
@@ -180,14 +230,30 @@ impl Render for StatusReport {
                 "\n≈ estimated from the planner's statistics (exact counts would read every accepted row)",
             );
         }
+        if !self.pause_rows.is_empty() {
+            text.push('\n');
+            text.push_str(&paused_table(ui, self.pauses_now, &self.pause_rows));
+        }
         text
+    }
+}
+
+impl DestinationStatus {
+    /// `cms-a (paused)` for a paused destination.
+    fn label(&self) -> String {
+        if self.paused {
+            paused_label(&self.destination)
+        } else {
+            self.destination.clone()
+        }
     }
 }
 
 pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {
     let db = ctx.db().await?;
-    let overview = query::overview(&**db).await?;
+    let (pauses, overview) =
+        futures::try_join!(pause::observe(&**db, &ctx.actor), query::overview(&**db))?;
     drop(db);
-    ctx.ui.emit(&report(overview))?;
+    ctx.ui.emit(&report(overview, &pauses))?;
     Ok(Exit::Done)
 }

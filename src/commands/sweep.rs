@@ -51,9 +51,9 @@ pub async fn run(ctx: &Context, cmd: &SweepCommand) -> Result<Exit> {
 /// The actor the sweep's events record: `--actor`/`RECONCTL_ACTOR` when given, else
 /// `sweep@host` (a cron job's `$USER` says little about what moved the job).
 fn sweep_actor(ctx: &Context) -> String {
-    match ctx.globals.actor.as_deref().map(str::trim) {
-        Some(a) if !a.is_empty() => a.to_string(),
-        _ => format!("sweep@{}", hostname()),
+    match &ctx.settings.actor {
+        Some(a) => a.clone(),
+        None => format!("sweep@{}", hostname()),
     }
 }
 
@@ -64,7 +64,7 @@ async fn leases(ctx: &Context, args: &LeasesArgs) -> Result<Exit> {
         limit: args.limit,
         max_runtime: args.max_runtime.map(|d| d.0),
         dry_run: args.dry_run,
-        read_only: ctx.globals.read_only,
+        read_only: ctx.settings.read_only,
         actor: sweep_actor(ctx),
         resolve_with: Some(ctx.target()?.clone()),
     };

@@ -171,7 +171,7 @@ pub async fn resolve(target: &Target, xid: &XactId, resolve_for: Duration) -> Re
     let why = if !reached {
         format!(
             "the server could not be reached again within {}s",
-            RESOLVE_FOR.as_secs()
+            resolve_for.as_secs()
         )
     } else if last == XactStatus::InProgress {
         "the server still reports the transaction in progress".to_string()

@@ -56,20 +56,18 @@ use uuid::Uuid;
 
 use crate::error::{Code, Error, Result};
 use crate::jobs::model::rfc3339;
+use crate::jobs::pause::PauseAction;
 use crate::jobs::query::cursor::{self, Fingerprint, FingerprintBuilder};
 use crate::jobs::Action;
 
-/// What destination_events records (V5's CHECK): a pause, a change of a pause, a resume, and
-/// a pause that ended by itself.
-pub const DESTINATION_ACTIONS: [&str; 4] = ["pause", "repause", "resume", "expire"];
-
 /// Every action `--action` accepts: each move of the transition table (job_events.action),
-/// then the destination events.
+/// then what destination_events records (a pause, a change of a pause, a resume, and a pause
+/// that ended by itself).
 pub fn valid_actions() -> Vec<&'static str> {
     Action::ALL
         .iter()
         .map(|a| a.as_str())
-        .chain(DESTINATION_ACTIONS)
+        .chain(PauseAction::ALL.iter().map(|a| a.as_str()))
         .collect()
 }
 
@@ -89,7 +87,7 @@ pub fn parse_action(s: &str) -> Result<&'static str> {
 }
 
 fn is_destination_action(a: &str) -> bool {
-    DESTINATION_ACTIONS.contains(&a)
+    PauseAction::ALL.iter().any(|p| p.as_str() == a)
 }
 
 /// The start of `--since`: a time, or a duration back from the database's clock.

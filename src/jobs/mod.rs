@@ -4,6 +4,7 @@ pub mod commit;
 pub mod events;
 pub mod external_ref;
 pub mod model;
+pub mod pause;
 pub mod query;
 pub mod reconcile;
 pub mod state;

@@ -11,12 +11,18 @@ use super::model::{Event, Job, EVENT_COLUMNS, JOB_COLUMNS, JOB_COLUMN_COUNT};
 use super::state::{Action, State};
 use crate::error::{Code, Error, Result};
 
-/// How a JOB argument names a job: its id, or its external_ref.
+/// How a JOB argument names a job: its id, a unique prefix of its id (8 or more hex digits,
+/// as tables print ids when they shorten them), or its external_ref.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JobRef {
     Id(Uuid),
+    /// The first hex digits of an id (lowercase, dashes kept where typed).
+    Prefix(String),
     ExternalRef(String),
 }
+
+/// The fewest hex digits a prefix needs (as tables shorten ids: 8 and more).
+pub const MIN_PREFIX: usize = 8;
 
 impl std::str::FromStr for JobRef {
     type Err = String;
@@ -30,24 +36,87 @@ impl std::str::FromStr for JobRef {
                 return Ok(JobRef::Id(id));
             }
         }
+        let lower = s.to_ascii_lowercase();
+        if lower.len() < 36 && is_id_prefix(&lower) {
+            return Ok(JobRef::Prefix(lower));
+        }
         Err(format!(
-            "`{}` is neither a job id (a UUID) nor an external_ref (pub_ + 64 hex digits)",
+            "`{}` is neither a job id (a UUID, or its first {MIN_PREFIX} or more hex digits) nor an external_ref (pub_ + 64 hex digits)",
             s.chars().take(100).collect::<String>()
         ))
     }
+}
+
+/// The start of an id as its text form has it (`7f0c2a4e`, `7f0c2a4e-1b7d`): hex digits
+/// with the dashes where a UUID has them, at least [`MIN_PREFIX`] digits.
+fn is_id_prefix(s: &str) -> bool {
+    const DASHES: [usize; 4] = [8, 13, 18, 23];
+    let digits = s.bytes().filter(|b| *b != b'-').count();
+    digits >= MIN_PREFIX
+        && s.bytes().enumerate().all(|(i, b)| {
+            if DASHES.contains(&i) {
+                b == b'-'
+            } else {
+                b.is_ascii_hexdigit()
+            }
+        })
+}
+
+/// The smallest and largest ids that start with `prefix`: the prefix's range of the primary
+/// key, so a lookup by prefix is an index range scan.
+fn prefix_range(prefix: &str) -> (Uuid, Uuid) {
+    let hex: String = prefix.chars().filter(|c| *c != '-').collect();
+    let lo = format!("{hex}{}", "0".repeat(32 - hex.len()));
+    let hi = format!("{hex}{}", "f".repeat(32 - hex.len()));
+    (
+        Uuid::parse_str(&lo).expect("32 hex digits"),
+        Uuid::parse_str(&hi).expect("32 hex digits"),
+    )
 }
 
 impl std::fmt::Display for JobRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             JobRef::Id(id) => write!(f, "{id}"),
+            JobRef::Prefix(p) => f.write_str(p),
             JobRef::ExternalRef(r) => f.write_str(r),
         }
     }
 }
 
+/// How many candidates an ambiguous prefix names in its error.
+const CANDIDATES: i64 = 5;
+
 pub async fn find<C: GenericClient>(client: &C, job: &JobRef) -> Result<Option<Job>> {
     let row = match job {
+        JobRef::Prefix(p) => {
+            let (lo, hi) = prefix_range(p);
+            let rows = client
+                .query(
+                    &format!(
+                        "SELECT {JOB_COLUMNS} FROM publication_jobs WHERE id BETWEEN $1 AND $2 ORDER BY id LIMIT $3"
+                    ),
+                    &[&lo, &hi, &(CANDIDATES + 1)],
+                )
+                .await?;
+            let mut jobs = rows.iter().map(Job::from_row).collect::<Result<Vec<_>>>()?;
+            return match jobs.len() {
+                0 | 1 => Ok(jobs.pop()),
+                n => {
+                    let shown: Vec<String> = jobs
+                        .iter()
+                        .take(CANDIDATES as usize)
+                        .map(|j| format!("{} ({}, {})", j.id, j.state, j.destination))
+                        .collect();
+                    let more = if n as i64 > CANDIDATES { ", …" } else { "" };
+                    Err(Error::usage(format!(
+                        "job id prefix {p} is ambiguous: it starts {}{more}",
+                        shown.join(", ")
+                    ))
+                    .hinted("type more of the id (or all of it, or the external_ref)"))
+                }
+            };
+        }
         JobRef::Id(id) => {
             client
                 .query_opt(
@@ -270,8 +339,29 @@ mod tests {
         assert_eq!(id.to_string().parse::<JobRef>().unwrap(), JobRef::Id(id));
         let r = crate::jobs::external_ref("t", "a", "1", "d");
         assert_eq!(r.parse::<JobRef>().unwrap(), JobRef::ExternalRef(r.clone()));
-        for bad in ["", "42", "pub_123", "'; DROP TABLE publication_jobs; --"] {
+        for bad in [
+            "",
+            "42",
+            "7f0c2a4",
+            "pub_123",
+            "7f0c2a4ez",
+            "7f0c2a4e1b7d",
+            "'; DROP TABLE publication_jobs; --",
+        ] {
             assert!(bad.parse::<JobRef>().is_err(), "{bad}");
         }
+        let text = id.to_string();
+        assert_eq!(
+            text[..8].parse::<JobRef>().unwrap(),
+            JobRef::Prefix(text[..8].to_string())
+        );
+        assert_eq!(
+            text[..13].to_uppercase().parse::<JobRef>().unwrap(),
+            JobRef::Prefix(text[..13].to_string())
+        );
+        let (lo, hi) = prefix_range(&text[..13]);
+        assert!(lo <= id && id <= hi);
+        assert_eq!(&lo.to_string()[..13], &text[..13]);
+        assert!(lo.to_string().ends_with("0000") && hi.to_string().ends_with("ffff"));
     }
 }

@@ -11,6 +11,7 @@ use tokio_postgres::GenericClient;
 
 use super::external_ref::{is_payload_hash, BusinessKey};
 use super::model::{Event, Job, JOB_COLUMNS, JOB_COLUMN_COUNT};
+use super::pause;
 use super::state::{Action, State};
 use super::store::{guarded_move_or_conflict, Effects, MoveRequest, SentAt};
 use crate::error::{Code, Error, Result};
@@ -141,19 +142,46 @@ pub async fn reserve<C: GenericClient>(
     ))
 }
 
+/// How a claim skips the jobs of paused destinations (SPEC §6), inside its statement (`$1`:
+/// the destination asked for, or NULL).
+///
+/// * Any destination (`$1` NULL): SPEC §6's predicate ([`pause::NOT_PAUSED`]), word for
+///   word. The planner makes it a hashed filter over the few rows of `destination_pauses`
+///   while it walks `ix_publication_jobs_claimable` oldest first, so a pause costs a claim
+///   only the paused jobs it steps over.
+/// * One destination: the same predicate with `j.destination` known to be `$1`, asked once
+///   (a one-time filter, before any job is read). Written on `$1`, not on `j`, because the
+///   planner, seeing `j.destination = $1 = p.destination`, would otherwise guess that the
+///   destination may well be paused, give up walking the claim index and read and sort
+///   every waiting job of the destination instead; and a claim for a paused destination
+///   returns at once instead of walking its whole backlog to find nothing.
+///
+/// Both read `destination_pauses`, so every claim holds its lock that a pause waits for
+/// (see [`pause`]'s "Why a pause takes a lock").
+pub fn skip_paused() -> String {
+    format!(
+        "      AND ($1::text IS NOT NULL OR {})
+      AND ($1::text IS NULL OR NOT EXISTS (SELECT 1 FROM destination_pauses p
+          WHERE p.destination = $1::text AND (p.until IS NULL OR p.until > now())))",
+        pause::NOT_PAUSED
+    )
+}
+
 /// The claim of the oldest claimable job, its move and its event, in one statement (`$1`
 /// destination or NULL, `$2` owner, `$3` lease seconds). The states are written as literals
-/// from the transition table, so the planner matches `ix_publication_jobs_claimable`.
+/// from the transition table, so the planner matches `ix_publication_jobs_claimable`. Jobs of
+/// a paused destination are skipped in this same statement ([`skip_paused`]).
 pub fn claim_sql() -> String {
     let from = State::literals(Action::Claim.from());
     format!(
         "
 WITH c AS (
-    SELECT id, state AS from_state FROM publication_jobs
-    WHERE state IN ({from}) AND ($1::text IS NULL OR destination = $1::text)
-    ORDER BY state_changed_at, id
+    SELECT j.id, j.state AS from_state FROM publication_jobs j
+    WHERE j.state IN ({from}) AND ($1::text IS NULL OR j.destination = $1::text)
+{skip_paused}
+    ORDER BY j.state_changed_at, j.id
     LIMIT 1
-    FOR UPDATE SKIP LOCKED
+    FOR UPDATE OF j SKIP LOCKED
 ), moved AS (
     UPDATE publication_jobs j SET
         state = {to},
@@ -177,6 +205,7 @@ WITH c AS (
 SELECT {cols} FROM moved, ev",
         to = Action::Claim.to().literal(),
         claim = Action::Claim.literal(),
+        skip_paused = skip_paused(),
         cols = JOB_COLUMNS
             .split(", ")
             .map(|c| format!("moved.{c}"))
@@ -188,7 +217,8 @@ SELECT {cols} FROM moved, ev",
 static CLAIM_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(claim_sql);
 
 /// Claim the oldest claimable job (pending or safe_to_retry), optionally for one destination,
-/// skipping rows other workers hold locked. `None` when there is nothing to claim.
+/// skipping rows other workers hold locked and the jobs of paused destinations (SPEC §6).
+/// `None` when there is nothing to claim.
 pub async fn claim<C: GenericClient>(
     client: &C,
     owner: &str,

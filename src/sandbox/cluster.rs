@@ -97,7 +97,8 @@ pub struct Cluster {
     running: bool,
 }
 
-fn is_root() -> bool {
+/// Whether this process runs as root (PostgreSQL then refuses to run as us).
+pub fn is_root() -> bool {
     // The real uid from /proc (Linux), else `id -u`.
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -113,6 +114,19 @@ fn is_root() -> bool {
                 .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
                 .unwrap_or(false)
         })
+}
+
+/// `program` run as `owner` (through `runuser` when there is one: root may not run
+/// PostgreSQL), or as ourselves. Shared with the test harness's clusters.
+pub fn as_owner(owner: Option<&str>, program: &Path) -> Command {
+    match owner {
+        Some(user) => {
+            let mut c = Command::new("runuser");
+            c.args(["-u", user, "--"]).arg(program);
+            c
+        }
+        None => Command::new(program),
+    }
 }
 
 impl Cluster {
@@ -152,15 +166,7 @@ impl Cluster {
 
     fn command(&self, program: &str) -> Command {
         use std::os::unix::process::CommandExt;
-        let exe = self.bin.join(program);
-        let mut c = match &self.owner {
-            Some(user) => {
-                let mut c = Command::new("runuser");
-                c.args(["-u", user, "--"]).arg(exe);
-                c
-            }
-            None => Command::new(exe),
-        };
+        let mut c = as_owner(self.owner.as_deref(), &self.bin.join(program));
         // A process group of its own: a second Ctrl-C from an impatient operator must not
         // kill `pg_ctl stop` halfway and leave the server running without its directory.
         c.process_group(0);

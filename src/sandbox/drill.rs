@@ -1,6 +1,8 @@
 //! The incident walk-through, run non-interactively against a sandbox: each step is the
 //! real binary (`std::env::current_exe`) run with the sandbox's environment, exactly as an
-//! operator would type it, and its output shown. At the end, every job still uncertain is
+//! operator would type it, and its output shown. The failing CMS is paused first (and a
+//! worker's claim, made in-process while it is paused, must get nothing), resumed once it
+//! answers again, and only then are its uncertain jobs reconciled. At the end, every job still uncertain is
 //! looked up again in-process: the drill passes only when none of them is one the
 //! destination could settle (verdict accept, safe_to_retry or conflict).
 
@@ -8,11 +10,12 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::{Sandbox, Seeded};
+use super::{Sandbox, Seeded, DESTINATION};
 use crate::config::Config;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::jobs::query::{self, Listing};
+use crate::jobs::{worker, State};
 use crate::remote::{Expect, Lookups, Verdict};
 
 /// One command of the walk-through.
@@ -28,6 +31,10 @@ pub struct Step {
     pub expected: Vec<i32>,
     pub stdout: String,
     pub stderr: String,
+    /// What the drill then checked in-process, as a worker would see it (e.g. that a claim
+    /// for a paused destination gets nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified: Option<String>,
 }
 
 impl Step {
@@ -45,6 +52,9 @@ impl Step {
         for line in self.stderr.lines() {
             out.push_str(line);
             out.push('\n');
+        }
+        if let Some(v) = &self.verified {
+            out.push_str(&format!("✓ {v}\n"));
         }
         if !self.ok() {
             out.push_str(&format!(
@@ -136,13 +146,61 @@ impl Runner {
             .map_err(|e| Error::runtime(format!("cannot run {}: {e}", self.exe.display())))?;
         Ok(Step {
             title: title.to_string(),
-            command: format!("reconctl {}", args.join(" ")),
+            command: format!("reconctl {}", shell_words(args)),
             exit_code: out.status.code().unwrap_or(-1),
             expected: expected.to_vec(),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            verified: None,
         })
     }
+}
+
+/// The arguments as an operator would type them: one with a space in double quotes.
+fn shell_words(args: &[&str]) -> String {
+    args.iter()
+        .map(|a| {
+            if a.contains(' ') {
+                format!("\"{a}\"")
+            } else {
+                a.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A worker asks for a job of the paused `destination` (the library's `claim`, in a
+/// transaction that is rolled back whatever it returns): it must get none, while the
+/// destination has jobs waiting. A job handed out here is a broken pause, not a drill step
+/// that went differently.
+async fn claim_while_paused(sandbox: &Sandbox, ctx: &Context, destination: &str) -> Result<String> {
+    let mut client = sandbox.connect(&ctx.limits).await?;
+    let load = query::destination_load(&client, destination).await?;
+    let waiting: i64 = load
+        .open
+        .iter()
+        .filter(|g| State::waiting().contains(&g.state))
+        .map(|g| g.count)
+        .sum();
+    let tx = client.transaction().await?;
+    let claimed = worker::claim(
+        &tx,
+        "drill-worker",
+        Duration::from_secs(60),
+        Some(destination),
+    )
+    .await?;
+    tx.rollback().await?;
+    if let Some(job) = claimed {
+        return Err(Error::bug(format!(
+            "a worker claimed job {} of the paused destination {destination}",
+            job.id
+        )));
+    }
+    Ok(format!(
+        "a worker asking for a job of {destination} gets none: {waiting} wait until it is resumed"
+    ))
 }
 
 /// Count uncertain jobs, and how many of them a lookup now would settle (asked in-process,
@@ -201,6 +259,21 @@ pub async fn drill(
             false,
         ),
         (
+            "The CMS is failing: pause it, so that workers stop sending to it",
+            vec![
+                "destination",
+                "pause",
+                DESTINATION,
+                "--reason",
+                "drill: the CMS times out",
+                "--for",
+                "30m",
+                "--yes",
+            ],
+            vec![0],
+            false,
+        ),
+        (
             "Which jobs does nobody know the outcome of?",
             vec!["jobs", "uncertain"],
             vec![0],
@@ -227,6 +300,25 @@ pub async fn drill(
         (
             "The worker that held those leases is gone: sweep them",
             vec!["sweep", "leases"],
+            vec![0],
+            false,
+        ),
+        (
+            "While it is paused, workers claim none of its jobs",
+            vec!["status"],
+            vec![0],
+            false,
+        ),
+        (
+            "The CMS answers again: resume it",
+            vec![
+                "destination",
+                "resume",
+                DESTINATION,
+                "--reason",
+                "drill: the CMS answers again",
+                "--yes",
+            ],
             vec![0],
             false,
         ),
@@ -266,7 +358,10 @@ pub async fn drill(
                 tokio::time::sleep(ready - now).await;
             }
         }
-        let step = runner.run(title, &args, &expected).await?;
+        let mut step = runner.run(title, &args, &expected).await?;
+        if title.starts_with("While it is paused") {
+            step.verified = Some(claim_while_paused(sandbox, ctx, DESTINATION).await?);
+        }
         show(&step, i + 1, total)?;
         steps.push(step);
     }

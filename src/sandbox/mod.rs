@@ -83,7 +83,11 @@ impl Sandbox {
         let (database, database_url) = match given_url {
             Some(url) => (Database::Given, url.to_string()),
             None => {
-                let cluster = Cluster::start(&dir.path().join("pg"))?;
+                // initdb and pg_ctl take seconds and block: off the async threads.
+                let pg = dir.path().join("pg");
+                let cluster = tokio::task::spawn_blocking(move || Cluster::start(&pg))
+                    .await
+                    .map_err(|e| Error::bug(format!("the cluster's start was lost: {e}")))??;
                 // sslmode=disable: the cluster speaks plain TCP on 127.0.0.1, whatever
                 // PGSSLMODE the caller's shell has.
                 let url = format!("{}?sslmode=disable", cluster.url());

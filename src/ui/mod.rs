@@ -182,19 +182,25 @@ impl Ui {
             return;
         }
         if self.is_json() && !err.is_in_output() {
-            let doc = err.to_json();
-            let text = if self.format == Format::Json {
-                serde_json::to_string_pretty(&doc)
-            } else {
-                serde_json::to_string(&doc)
-            };
-            let _ = self.out(&text.unwrap_or_default());
+            self.json_error(err);
         }
         let mut e = io::stderr().lock();
         let _ = writeln!(e, "{}: {}", self.paint("error", Color::Red), err.message());
         for hint in err.hints() {
             let _ = writeln!(e, "{}: {hint}", self.paint("hint", Color::Cyan));
         }
+    }
+
+    /// The `{"error": …}` document alone, on stdout (for errors reported on stderr by someone
+    /// else, as clap reports a usage error).
+    pub fn json_error(&self, err: &Error) {
+        let doc = err.to_json();
+        let text = if self.format == Format::Json {
+            serde_json::to_string_pretty(&doc)
+        } else {
+            serde_json::to_string(&doc)
+        };
+        let _ = self.out(&text.unwrap_or_default());
     }
 
     fn paint(&self, text: &str, color: Color) -> String {

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -129,21 +129,11 @@ fn ids_of(events: &[Value]) -> Vec<i64> {
     events.iter().map(|e| e["id"].as_i64().unwrap()).collect()
 }
 
-/// The binary as env.cmd() runs it, as a std Command (for processes that keep running).
+/// The binary as a child that keeps running (the harness's clean environment), at `url`.
 fn spawn(env: &TestEnv, url: &str, args: &[&str]) -> Child {
-    Command::new(assert_cmd::cargo::cargo_bin("reconctl"))
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.dir.path())
-        .env("XDG_CONFIG_HOME", env.dir.path().join("xdg"))
+    env.std_cmd()
         .env("DATABASE_URL", url)
-        .env("RECONCTL_ACTOR", "tester")
-        .env("COLUMNS", "120")
-        .env("NO_COLOR", "1")
         .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("spawn reconctl")
 }
@@ -414,6 +404,8 @@ async fn every_filter_alone_and_combined() {
         (vec![], Box::new(|_| true)),
         (vec!["--job".into(), a.clone()], job(t.a.id)),
         (vec!["--job".into(), t.a.external_ref.clone()], job(t.a.id)),
+        // A prefix, as the table shows ids.
+        (vec!["--job".into(), a[..8].to_string()], job(t.a.id)),
         (
             vec!["--destination".into(), "cms-a".into()],
             Box::new(|e| e.destination == "cms-a"),

@@ -101,16 +101,66 @@ impl TestEnv {
     /// The binary, with a clean environment: only what the test gives it.
     pub fn cmd(&self) -> assert_cmd::Command {
         let mut cmd = assert_cmd::Command::cargo_bin("reconctl").expect("the reconctl binary");
-        cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("xdg"))
-            .env("DATABASE_URL", &self.url)
-            .env("RECONCTL_ACTOR", "tester")
-            .env("COLUMNS", "120")
-            .env("NO_COLOR", "1")
-            .timeout(Duration::from_secs(120));
+        cmd.env_clear().envs(self.command_env(&self.url));
+        cmd.timeout(Duration::from_secs(120));
         cmd
+    }
+
+    /// The clean environment every run of the binary gets, whatever runs it (assert_cmd, a
+    /// std or tokio child, a pseudo-terminal): only what the test gives it, the database at
+    /// `url`.
+    pub fn command_env(&self, url: &str) -> Vec<(&'static str, std::ffi::OsString)> {
+        vec![
+            ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+            ("HOME", self.dir.path().into()),
+            ("XDG_CONFIG_HOME", self.dir.path().join("xdg").into()),
+            ("DATABASE_URL", url.into()),
+            ("RECONCTL_ACTOR", "tester".into()),
+            ("COLUMNS", "120".into()),
+            ("NO_COLOR", "1".into()),
+        ]
+    }
+
+    /// The binary as a std child process (to signal it, or to close its pipes), with the
+    /// clean environment; stdin empty, stdout and stderr piped.
+    pub fn std_cmd(&self) -> std::process::Command {
+        use std::process::Stdio;
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("reconctl"));
+        cmd.env_clear()
+            .envs(self.command_env(&self.url))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    /// The same as a tokio child (killed when dropped).
+    pub fn tokio_cmd(&self) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::from(self.std_cmd());
+        cmd.kill_on_drop(true);
+        cmd
+    }
+
+    /// The binary in a pseudo-terminal (stdin, stdout and stderr are terminals), with the
+    /// clean environment and `TERM=xterm`. SIGINT is reset to its default in the child: a
+    /// test run started with SIGINT ignored (nohup, some CI runners) would pass that on, and
+    /// Ctrl-C would do nothing.
+    pub fn pty(&self, args: &[&str]) -> rexpect::session::PtySession {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("reconctl"));
+        cmd.env_clear()
+            .envs(self.command_env(&self.url))
+            .env("TERM", "xterm")
+            .args(args);
+        // SAFETY: between fork and exec only async-signal-safe calls are allowed; signal(2)
+        // is one.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        rexpect::session::spawn_command(cmd, Some(20_000)).expect("spawn in a pty")
     }
 
     /// Run the binary with these arguments (no stdin).

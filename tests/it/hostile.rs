@@ -202,10 +202,8 @@ async fn a_run_whose_database_goes_away_prints_one_document_saying_what_moved() 
         .await;
     let cfg = env.write_config(&cms.config(""));
     many_uncertain(&env, 800).await;
-    let child = Command::new(assert_cmd::cargo::cargo_bin("reconctl"))
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("DATABASE_URL", &env.url)
+    let child = env
+        .std_cmd()
         .env("RECONCTL_ACTOR", "rec")
         .args([
             "--config",
@@ -447,11 +445,7 @@ async fn a_host_clock_an_hour_ahead_changes_no_evidence_and_no_message() {
     let skewed = |args: &[&str]| {
         let mut cmd = Command::new("faketime");
         cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", env.dir.path())
-            .env("DATABASE_URL", &env.url)
-            .env("RECONCTL_ACTOR", "tester")
-            .env("NO_COLOR", "1")
+            .envs(env.command_env(&env.url))
             .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
             .args(["-f", "+1h"])
             .arg(assert_cmd::cargo::cargo_bin("reconctl"))

@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -525,18 +524,10 @@ async fn a_closed_pipe_ends_the_list_quietly_with_success() {
     // Far more output than a pipe buffers, so the writes after `head` hangs up fail.
     bulk(&env.client, "pipe-", 2000, Some(Pending), 5000, 2).await;
     for format in ["table", "jsonl", "json"] {
-        // What env.cmd() sets, on a std Command (its stdout must be a pipe we can close).
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("reconctl"))
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", env.dir.path())
-            .env("DATABASE_URL", &env.url)
-            .env("COLUMNS", "120")
-            .env("NO_COLOR", "1")
+        // A std Command: its stdout must be a pipe we can close.
+        let mut child = env
+            .std_cmd()
             .args(["jobs", "list", "--limit", "2000", "-o", format])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         let mut out = BufReader::new(child.stdout.take().unwrap());
@@ -1053,6 +1044,11 @@ fn pin_ages(v: &mut Value, seeded: &[(&str, i64)]) {
             assert!(got >= *age && got < age + 30, "{key}: {got}");
             d["oldest_age_seconds"] = json!(age);
             d.as_object_mut().unwrap().remove("oldest_state_changed_at");
+            // No destination is paused here (tests/it/pause.rs covers pauses in status).
+            assert_eq!(
+                d.as_object_mut().unwrap().remove("paused"),
+                Some(json!(false))
+            );
         }
     }
 }
@@ -1094,7 +1090,7 @@ async fn status_counts_each_state_and_destination_with_the_oldest_age() {
     let none = |state: &str| json!({"state": state, "count": 0, "estimated": false, "oldest_age_seconds": null, "destinations": []});
     assert_eq!(
         v,
-        json!({"states": [
+        json!({"pauses": [], "states": [
             {"state": "uncertain", "count": 3, "estimated": false, "oldest_age_seconds": 7200,
              "destinations": [
                 {"destination": "cms-a", "count": 2, "oldest_age_seconds": 600},
@@ -1177,10 +1173,12 @@ async fn check_is_silent_and_exits_0_when_healthy() {
             "healthy": true,
             "violations": [],
             "counts": {"uncertain": 0, "conflict": 0, "uncertain_overdue": 0,
-                       "stuck_waiting": 0, "stuck_leases": 0},
+                       "stuck_waiting": 0, "stuck_leases": 0, "stuck_waiting_paused": 0},
             "thresholds": {"max_uncertain": 0, "max_conflict": 0, "stuck_after_seconds": 900,
-                           "uncertain_after_seconds": null, "order_window_seconds": 3600},
+                           "uncertain_after_seconds": null, "order_window_seconds": 3600,
+                           "max_pause_seconds": null},
             "out_of_order": [],
+            "pauses": [],
         })
     );
 }
@@ -1265,7 +1263,7 @@ async fn check_exits_5_with_one_line_per_exceeded_threshold() {
     assert_eq!(v["violations"][0]["message"], lines[0]);
     assert_eq!(
         v["counts"],
-        json!({"uncertain": 2, "conflict": 1, "uncertain_overdue": 1, "stuck_waiting": 0, "stuck_leases": 0})
+        json!({"uncertain": 2, "conflict": 1, "uncertain_overdue": 1, "stuck_waiting": 0, "stuck_leases": 0, "stuck_waiting_paused": 0})
     );
 }
 
@@ -1513,8 +1511,9 @@ async fn metrics_parse_back_to_the_counts_and_ages() {
     let ts = series(&m, "reconctl_collected_timestamp_seconds", &[]).unwrap();
     let now = chrono::Utc::now().timestamp() as f64;
     assert!((ts - now).abs() < 60.0, "{ts} vs {now}");
-    // 6 states × 3 destinations, 2 ages, accepted, estimated, timestamp.
-    assert_eq!(m.len(), 18 + 2 + 3);
+    // 6 states × 3 destinations, 2 ages, accepted, estimated, timestamp, and per
+    // destination whether (and how long) it is paused.
+    assert_eq!(m.len(), 18 + 2 + 3 + 2 * 3);
 
     let v = env.run(&["metrics", "-o", "json"]).expect(0).json();
     let names: Vec<&str> = v["families"]
@@ -1530,6 +1529,8 @@ async fn metrics_parse_back_to_the_counts_and_ages() {
             "reconctl_oldest_age_seconds",
             "reconctl_jobs_accepted",
             "reconctl_jobs_accepted_estimated",
+            "reconctl_destination_paused",
+            "reconctl_destination_paused_seconds",
             "reconctl_collected_timestamp_seconds"
         ]
     );
@@ -1563,6 +1564,23 @@ async fn the_expected_indexes_are_exactly_those_the_migrations_create() {
         .map(|(n, u)| (n.to_string(), *u))
         .collect();
     assert_eq!(catalog, expected);
+    // And the tables are the ones `reconctl::schema` names (with the migrations' history).
+    let tables: std::collections::BTreeSet<String> = env
+        .client
+        .query(
+            "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'refinery_schema_history'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let named: std::collections::BTreeSet<String> = reconctl::schema::TABLES
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    assert_eq!(tables, named);
 }
 
 fn doctor_checks(v: &Value) -> BTreeMap<String, bool> {

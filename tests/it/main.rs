@@ -1,17 +1,21 @@
 //! The one integration test binary: a module per capability, each test with its own database.
 
+mod cli;
 mod cms;
 mod controls;
 mod harness;
 mod hostile;
 
+mod connect;
 mod events;
 mod foundation;
 mod generated;
 mod inspect;
 mod mark;
+mod pause;
 mod reconcile;
 mod reliability;
 mod remote;
 mod sandbox;
+mod suite;
 mod sweep;

@@ -2,7 +2,6 @@
 //! runbook's `--expect-version`, idempotent repeats, the destination's evidence (wiremock),
 //! consent in a real pseudo-terminal, dry runs proved against the database, and a locked row.
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use reconctl::jobs::{Job, State};
@@ -22,36 +21,12 @@ fn uncertain(article: &str) -> Seed {
 
 /// The binary as a tokio child process, with the same clean environment as `env.cmd()`.
 fn process(env: &TestEnv) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("reconctl"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.dir.path())
-        .env("XDG_CONFIG_HOME", env.dir.path().join("xdg"))
-        .env("DATABASE_URL", &env.url)
-        .env("RECONCTL_ACTOR", "tester")
-        .env("COLUMNS", "120")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    cmd
+    env.tokio_cmd()
 }
 
 /// The binary in a pseudo-terminal (stdin and stderr are terminals), same environment.
 fn in_pty(env: &TestEnv, args: &[&str]) -> rexpect::session::PtySession {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("reconctl"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.dir.path())
-        .env("XDG_CONFIG_HOME", env.dir.path().join("xdg"))
-        .env("DATABASE_URL", &env.url)
-        .env("RECONCTL_ACTOR", "tester")
-        .env("COLUMNS", "120")
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .args(args);
-    rexpect::session::spawn_command(cmd, Some(20_000)).expect("spawn in a pty")
+    env.pty(args)
 }
 
 /// rexpect reads the terminal byte by byte, one `char` per byte: match UTF-8 text that way.
@@ -469,7 +444,7 @@ async fn race_twenty_processes_mark_one_job_exactly_one_wins() {
                 let waiting = env
                     .count(
                         "SELECT count(*) FROM pg_stat_activity
-                         WHERE datname = current_database() AND application_name = 'reconctl'
+                         WHERE datname = current_database() AND application_name LIKE 'reconctl%'
                            AND wait_event_type = 'Lock'",
                     )
                     .await;

@@ -3,7 +3,7 @@
 //! question guard the apply; keyset pages see every uncertain job once.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use reconctl::jobs::store::{guarded_move, Effects, MoveOutcome, MoveRequest};
@@ -389,10 +389,8 @@ async fn a_job_moved_meanwhile_is_skipped() {
         found("r-slow", &job.payload_hash).set_delay(Duration::from_millis(1500)),
     )
     .await;
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("reconctl"))
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("DATABASE_URL", &env.url)
+    let mut child = env
+        .std_cmd()
         .env("RECONCTL_ACTOR", "reconciler")
         .args([
             "--config",
@@ -485,10 +483,7 @@ async fn two_reconcilers_at_once_move_each_job_once() {
             ids.insert(j.id);
         }
         let spawn = |actor: &str| {
-            Command::new(assert_cmd::cargo::cargo_bin("reconctl"))
-                .env_clear()
-                .env("PATH", std::env::var("PATH").unwrap_or_default())
-                .env("DATABASE_URL", &env.url)
+            env.std_cmd()
                 .env("RECONCTL_ACTOR", actor)
                 .args([
                     "--config",
@@ -780,17 +775,7 @@ async fn rps_and_concurrency_bound_the_lookups() {
 }
 
 fn in_pty(env: &TestEnv, args: &[&str]) -> rexpect::session::PtySession {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("reconctl"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.dir.path())
-        .env("DATABASE_URL", &env.url)
-        .env("RECONCTL_ACTOR", "tester")
-        .env("COLUMNS", "200")
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .args(args);
-    rexpect::session::spawn_command(cmd, Some(20_000)).expect("spawn in a pty")
+    env.pty(args)
 }
 
 fn pty_exit(p: &rexpect::session::PtySession) -> i32 {

@@ -4,16 +4,20 @@
 //! `{"jobs": [...], "next_cursor": ...}`, one job a line with `-o jsonl`), and a table whose
 //! columns suit each list.
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Utc};
 use comfy_table::{Cell, ColumnConstraint, TableComponent};
 use serde::Serialize;
 
-use crate::cli::Page;
+use crate::commands::destination::paused_label;
 use crate::commands::Exit;
+use crate::commands::Page;
 use crate::context::Context;
 use crate::duration::{format_duration, HumanDuration};
 use crate::error::{Error, Result};
 use crate::jobs::external_ref::is_external_ref;
+use crate::jobs::pause;
 use crate::jobs::query::{self, JobPage, ListFilter, Listing};
 use crate::jobs::{Job, State};
 use crate::ui::{Render, Ui};
@@ -74,9 +78,14 @@ pub(crate) async fn show_page(
     view: View,
 ) -> Result<Exit> {
     let db = ctx.db().await?;
-    let page = query::page(&**db, listing, page.limit, page.cursor.as_deref()).await?;
+    let (page, paused) = futures::try_join!(
+        query::page(&**db, listing, page.limit, page.cursor.as_deref()),
+        pause::in_force(&**db)
+    )?;
     drop(db);
-    ctx.ui.emit(&JobList::new(page, view))?;
+    let mut list = JobList::new(page, view);
+    list.paused = paused.into_iter().map(|p| p.destination).collect();
+    ctx.ui.emit(&list)?;
     Ok(Exit::Done)
 }
 
@@ -97,6 +106,9 @@ pub(crate) struct JobList {
     now: DateTime<Utc>,
     #[serde(skip)]
     view: View,
+    /// Destinations paused now: their jobs' destination cells say so.
+    #[serde(skip)]
+    paused: BTreeSet<String>,
 }
 
 impl JobList {
@@ -106,6 +118,7 @@ impl JobList {
             next_cursor: page.next_cursor,
             now: page.now,
             view,
+            paused: BTreeSet::new(),
         }
     }
 
@@ -167,8 +180,13 @@ impl Render for JobList {
             if self.view != View::Uncertain {
                 row.push(ui.state_cell(j.state));
             }
+            let destination = if self.paused.contains(&j.destination) {
+                paused_label(&j.destination)
+            } else {
+                j.destination.clone()
+            };
             row.extend([
-                Cell::new(&j.destination),
+                Cell::new(destination),
                 Cell::new(&j.tenant_id),
                 Cell::new(&j.article_id),
                 Cell::new(&j.revision_id),

@@ -24,7 +24,7 @@ use crate::ui::{escape, Render, Ui};
     after_help = "Examples:\n  reconctl jobs show 7f0c2a4e-1b7d-4c55-9a0e-3f1f6a0f6b11\n  reconctl jobs show pub_8b8c924e8b3406292a3b0f5ee972a595c3e55fd531027041c23d607d85631852 -o json\n\nExit codes: 0 shown, 4 no such job."
 )]
 pub struct Args {
-    /// The job: its id or its external_ref
+    /// The job: its id (or a unique prefix of it, 8+ hex digits) or its external_ref
     #[arg(value_name = "JOB")]
     pub job: JobRef,
 }
@@ -86,7 +86,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let moves = TRANSITIONS
         .iter()
         .filter(|t| !t.from.is_empty())
-        .map(|t| judge(&job, now, t))
+        .map(|t| move_now(&job, now, t))
         .collect();
     ctx.ui.emit(&JobDetail {
         job,
@@ -109,7 +109,7 @@ fn states_text(states: &[State]) -> String {
 }
 
 /// Whether the transition `t` can be made now, and why (not).
-fn judge(job: &Job, now: DateTime<Utc>, t: &Transition) -> Move {
+fn move_now(job: &Job, now: DateTime<Utc>, t: &Transition) -> Move {
     let command = t.action.command_line(job);
     let verdict = |valid: bool, why: String| Move {
         action: t.action,

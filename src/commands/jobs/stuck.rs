@@ -1,8 +1,8 @@
 //! `reconctl jobs stuck`: waiting too long, or holding an expired lease.
 
 use super::list::{show_page, View};
-use crate::cli::Page;
 use crate::commands::Exit;
+use crate::commands::Page;
 use crate::context::Context;
 use crate::duration::HumanDuration;
 use crate::error::Result;

@@ -1,8 +1,8 @@
 //! `reconctl jobs uncertain`: the jobs nobody knows the outcome of, oldest first.
 
 use super::list::{show_page, View};
-use crate::cli::Page;
 use crate::commands::Exit;
+use crate::commands::Page;
 use crate::context::Context;
 use crate::error::Result;
 use crate::jobs::query::Listing;

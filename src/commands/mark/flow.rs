@@ -192,7 +192,7 @@ async fn evidence(
         dest.ask(&job.external_ref, expect, clock)
     );
     let lookup = lookup.under(&controls);
-    let remote_id = plan::judge(job, mark, &lookup)?;
+    let remote_id = plan::check_evidence(job, mark, &lookup)?;
     let mut evidence = json!({ "lookup": plan::lookup_json(&lookup) });
     if matches!(mark, Mark::Accepted { .. }) {
         evidence["remote_id_source"] = if given.is_some() {

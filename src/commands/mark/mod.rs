@@ -8,7 +8,7 @@ pub mod plan;
 pub mod report;
 
 use super::Exit;
-use crate::cli::Confirmation;
+use crate::commands::Confirmation;
 use crate::context::Context;
 use crate::error::Result;
 use crate::jobs::{Action, JobRef};
@@ -39,7 +39,7 @@ pub enum MarkCommand {
 
 #[derive(Debug, clap::Args)]
 pub struct MarkArgs {
-    /// The job: its id or its external_ref
+    /// The job: its id (or a unique prefix of it, 8+ hex digits) or its external_ref
     #[arg(value_name = "JOB")]
     pub job: JobRef,
     /// Why (recorded in the event)

@@ -164,7 +164,7 @@ pub fn check_expected(job: &Job, expect_version: Option<i64>) -> Result<()> {
 
 /// Whether the destination's answer justifies the mark. For `accepted`, the remote id to
 /// record (the operator's, confirmed by the single match, or the match's own).
-pub fn judge(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<String>> {
+pub fn check_evidence(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<String>> {
     let refuse = |message: String, hint: &str| {
         Error::new(Code::RefusedByLookup, message)
             .hinted(format!("nothing changed; {hint}"))
@@ -408,14 +408,14 @@ mod tests {
     #[test]
     fn safe_to_retry_needs_a_settled_absence() {
         let j = job(State::Uncertain);
-        judge(&j, &Mark::SafeToRetry, &lookup(Verdict::SafeToRetry, &[])).unwrap();
+        check_evidence(&j, &Mark::SafeToRetry, &lookup(Verdict::SafeToRetry, &[])).unwrap();
         for (v, ids) in [
             (Verdict::Accept, &["r1"][..]),
             (Verdict::Conflict, &["r1", "r2"][..]),
             (Verdict::Wait, &[][..]),
             (Verdict::Unknown, &[][..]),
         ] {
-            let e = judge(&j, &Mark::SafeToRetry, &lookup(v, ids)).unwrap_err();
+            let e = check_evidence(&j, &Mark::SafeToRetry, &lookup(v, ids)).unwrap_err();
             assert_eq!(e.exit_code(), 3, "{v:?}");
             assert_eq!(e.code(), "refused_by_lookup");
             assert_eq!(e.detail().as_ref().unwrap()["lookup"]["http_status"], 200);
@@ -430,12 +430,15 @@ mod tests {
             remote_id: Some(r.into()),
         };
         let one = lookup(Verdict::Accept, &["r1"]);
-        assert_eq!(judge(&j, &none, &one).unwrap().as_deref(), Some("r1"));
         assert_eq!(
-            judge(&j, &given("r1"), &one).unwrap().as_deref(),
+            check_evidence(&j, &none, &one).unwrap().as_deref(),
             Some("r1")
         );
-        let e = judge(&j, &given("r2"), &one).unwrap_err();
+        assert_eq!(
+            check_evidence(&j, &given("r1"), &one).unwrap().as_deref(),
+            Some("r1")
+        );
+        let e = check_evidence(&j, &given("r2"), &one).unwrap_err();
         assert!(e.message().contains("has it as r1"), "{}", e.message());
         for l in [
             lookup(Verdict::SafeToRetry, &[]),
@@ -444,7 +447,7 @@ mod tests {
             lookup(Verdict::Conflict, &["r1", "r2"]),
             lookup(Verdict::Conflict, &["r1"]),
         ] {
-            assert_eq!(judge(&j, &none, &l).unwrap_err().exit_code(), 3);
+            assert_eq!(check_evidence(&j, &none, &l).unwrap_err().exit_code(), 3);
         }
     }
 }

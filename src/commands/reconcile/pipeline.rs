@@ -175,7 +175,7 @@ impl<'a> Pipeline<'a> {
                 .map(|job| {
                     let dest = resolve(&job.destination);
                     let limiter = limiter.clone();
-                    async move { self.judge(job, &dest, limiter).await }
+                    async move { self.look_up(job, &dest, limiter).await }
                 })
                 .buffer_unordered(self.args.concurrency as usize);
             while let Some(j) = judged.next().await {
@@ -194,7 +194,7 @@ impl<'a> Pipeline<'a> {
 
     /// One job's verdict: not asked when its destination cannot be asked or its controls
     /// failed; else its lookup, judged under the controls.
-    async fn judge(
+    async fn look_up(
         &self,
         job: Job,
         dest: &Resolved<'a>,

@@ -143,11 +143,15 @@ pub struct Health {
     /// in_flight with a lease that expired more than `stuck_after` ago.
     pub expired_leases: i64,
     pub oldest_expired_lease: Option<DateTime<Utc>>,
+    /// Of `waiting`: those of a paused destination (waiting because of the pause).
+    pub waiting_paused: i64,
 }
 
 /// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. Per state, one pass
 /// of an index-only scan of `ix_publication_jobs_open_state_age` over the states `check`
 /// counts (the unsettled and the waiting ones); the cutoffs are computed once (InitPlans), not per row.
+/// The last column counts the stuck ones of paused destinations (a hashed subplan over the
+/// few rows of `destination_pauses`), so `check` can say why they wait.
 pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
     let mut sql = Sql::new();
     let stuck = sql.bind(secs(stuck_after));
@@ -164,7 +168,10 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
         "SELECT state, count(*), min(state_changed_at),
                 count(*) FILTER (WHERE state_changed_at < {stuck_cutoff}),
                 min(state_changed_at) FILTER (WHERE state_changed_at < {stuck_cutoff}),
-                count(*) FILTER (WHERE state_changed_at < {overdue_cutoff})
+                count(*) FILTER (WHERE state_changed_at < {overdue_cutoff}),
+                count(*) FILTER (WHERE state_changed_at < {stuck_cutoff} AND destination IN (
+                    SELECT p.destination FROM destination_pauses p
+                    WHERE p.until IS NULL OR p.until > now()))
          FROM publication_jobs
          WHERE state IN ({states})
          GROUP BY state"
@@ -208,6 +215,7 @@ pub async fn health<C: GenericClient>(
         oldest_waiting: None,
         expired_leases: lease.try_get(1)?,
         oldest_expired_lease: lease.try_get(2)?,
+        waiting_paused: 0,
     };
     for row in &rows {
         let state: String = row.try_get(0)?;
@@ -216,6 +224,7 @@ pub async fn health<C: GenericClient>(
         let stuck: i64 = row.try_get(3)?;
         let oldest_stuck: Option<DateTime<Utc>> = row.try_get(4)?;
         let overdue: i64 = row.try_get(5)?;
+        let stuck_paused: i64 = row.try_get(6)?;
         match state.parse::<State>() {
             Ok(State::Uncertain) => {
                 h.uncertain = count;
@@ -228,6 +237,7 @@ pub async fn health<C: GenericClient>(
             }
             Ok(s) if State::waiting().contains(&s) => {
                 h.waiting += stuck;
+                h.waiting_paused += stuck_paused;
                 h.oldest_waiting = match (h.oldest_waiting, oldest_stuck) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -237,4 +247,88 @@ pub async fn health<C: GenericClient>(
         }
     }
     Ok(h)
+}
+
+/// One worker's leases on a destination's in-flight jobs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LeaseHolder {
+    pub owner: String,
+    pub jobs: i64,
+    /// Of those, how many were already sent (a lost lease would make them uncertain).
+    pub sent: i64,
+    pub first_expiry: DateTime<Utc>,
+    pub last_expiry: DateTime<Utc>,
+}
+
+/// One destination's open jobs per state and its in-flight leases: what a person sees before
+/// pausing or resuming it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DestinationLoad {
+    pub now: DateTime<Utc>,
+    /// Most urgent state first.
+    pub open: Vec<OpenGroup>,
+    pub leases: Vec<LeaseHolder>,
+}
+
+/// `$1` destination: its open jobs per state (a range of `ix_publication_jobs_open_state_age`).
+pub fn destination_open_sql() -> String {
+    format!(
+        "SELECT state, destination, count(*), min(state_changed_at) \
+         FROM publication_jobs WHERE state <> {} AND destination = $1 GROUP BY state, destination",
+        State::bulk().literal()
+    )
+}
+
+/// `$1` destination: its in-flight jobs per lease owner.
+pub fn destination_leases_sql() -> String {
+    format!(
+        "SELECT lease_owner, count(*), count(sent_at), min(lease_expires_at), max(lease_expires_at) \
+         FROM publication_jobs WHERE state = {} AND destination = $1 \
+         GROUP BY lease_owner ORDER BY lease_owner",
+        State::leased().literal()
+    )
+}
+
+pub async fn destination_load<C: GenericClient>(
+    client: &C,
+    destination: &str,
+) -> Result<DestinationLoad> {
+    let (open_sql, leases_sql) = (destination_open_sql(), destination_leases_sql());
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&destination];
+    let (groups, leases, now) = futures::try_join!(
+        client.query(&open_sql, &params),
+        client.query(&leases_sql, &params),
+        client.query_one("SELECT now()", &[]),
+    )?;
+    let mut open = Vec::with_capacity(groups.len());
+    for row in &groups {
+        let state: String = row.try_get(0)?;
+        open.push(OpenGroup {
+            state: state
+                .parse()
+                .map_err(|e| Error::bug(format!("job row has {e}")))?,
+            destination: row.try_get(1)?,
+            count: row.try_get(2)?,
+            oldest_state_changed_at: row.try_get(3)?,
+        });
+    }
+    let urgency = |s: State| State::BY_URGENCY.iter().position(|u| *u == s);
+    open.sort_by_key(|g| urgency(g.state));
+    let leases = leases
+        .iter()
+        .map(|r| {
+            Ok(LeaseHolder {
+                owner: r.try_get::<_, Option<String>>(0)?.unwrap_or_default(),
+                jobs: r.try_get(1)?,
+                sent: r.try_get(2)?,
+                first_expiry: r.try_get(3)?,
+                last_expiry: r.try_get(4)?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(DestinationLoad {
+        now: now.try_get(0)?,
+        open,
+        leases,
+    })
 }

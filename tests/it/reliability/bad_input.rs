@@ -100,7 +100,7 @@ fn duration_parser_adds_up_what_it_accepts() {
 }
 
 #[test]
-fn job_argument_parser_never_panics_and_accepts_only_ids_and_refs() {
+fn job_argument_parser_never_panics_and_accepts_only_ids_prefixes_and_refs() {
     let strategy = prop_oneof![
         any::<String>(),
         near_miss("pub_0123456789abcdefABCDEF-{} ", 80),
@@ -114,6 +114,15 @@ fn job_argument_parser_never_panics_and_accepts_only_ids_and_refs() {
                 Ok(JobRef::Id(id)) => {
                     prop_assert_eq!(Uuid::parse_str(s.trim()).ok(), Some(id));
                     prop_assert_eq!(s.trim().len(), 36);
+                }
+                Ok(JobRef::Prefix(p)) => {
+                    // The start of an id's text form: hex and its dashes, 8+ digits, < 36.
+                    prop_assert_eq!(p.as_str(), s.trim().to_ascii_lowercase());
+                    prop_assert!(p.len() < 36);
+                    prop_assert!(p.bytes().filter(|b| *b != b'-').count() >= 8);
+                    let padded =
+                        format!("{p}{}", &"00000000-0000-0000-0000-000000000000"[p.len()..]);
+                    prop_assert!(Uuid::parse_str(&padded).is_ok(), "{}", padded);
                 }
                 Ok(JobRef::ExternalRef(r)) => {
                     prop_assert_eq!(r.as_str(), s.trim());

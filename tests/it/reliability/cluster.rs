@@ -2,63 +2,25 @@
 //! same recipe as scripts/lib/pg.sh, in Rust so a guard stops and removes it when the test
 //! ends, pass or fail.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-/// Where initdb, pg_ctl and pg_basebackup are: `PG_BIN`, else the newest Debian install, else
-/// `pg_config --bindir`, else PATH.
+/// Where initdb, pg_ctl and pg_basebackup are: found as the sandbox finds them (`PG_BIN`,
+/// `pg_config --bindir`, Debian's newest, PATH).
 pub fn pg_bin() -> PathBuf {
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Ok(b) = std::env::var("PG_BIN") {
-        candidates.push(PathBuf::from(b));
-    }
-    if let Ok(rd) = std::fs::read_dir("/usr/lib/postgresql") {
-        let mut versions: Vec<(u32, PathBuf)> = rd
-            .flatten()
-            .filter_map(|e| {
-                let v = e.file_name().to_string_lossy().parse::<u32>().ok()?;
-                Some((v, e.path().join("bin")))
-            })
-            .collect();
-        versions.sort();
-        candidates.extend(versions.into_iter().rev().map(|(_, p)| p));
-    }
-    if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
-        candidates.push(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
-    }
-    if let Ok(out) = Command::new("sh")
-        .args(["-c", "command -v initdb"])
-        .output()
-    {
-        if let Some(dir) = Path::new(String::from_utf8_lossy(&out.stdout).trim()).parent() {
-            candidates.push(dir.to_path_buf());
-        }
-    }
-    candidates
-        .into_iter()
-        .find(|c| c.join("initdb").is_file() && c.join("pg_ctl").is_file())
-        .expect(
-            "PostgreSQL server binaries (initdb, pg_ctl) not found: set PG_BIN or install postgresql; \
-             the TLS, standby and restart tests start clusters of their own",
-        )
+    reconctl::sandbox::cluster::find_bin().expect(
+        "PostgreSQL server binaries (initdb, pg_ctl) not found: set PG_BIN or install postgresql; \
+         the TLS, standby and restart tests start clusters of their own",
+    )
 }
 
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    reconctl::sandbox::cluster::free_port().expect("a free port")
 }
 
 fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
+    reconctl::sandbox::cluster::is_root()
 }
 
 /// The user that owns the cluster's files: root may not run PostgreSQL.
@@ -82,15 +44,10 @@ fn owner() -> Option<&'static str> {
 
 /// Run a PostgreSQL program as the cluster owner.
 pub fn as_owner(program: &Path, args: &[&str]) -> Output {
-    let out = match owner() {
-        Some(user) => Command::new("runuser")
-            .args(["-u", user, "--"])
-            .arg(program)
-            .args(args)
-            .output(),
-        None => Command::new(program).args(args).output(),
-    };
-    out.unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
+    reconctl::sandbox::cluster::as_owner(owner(), program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
 }
 
 pub fn chown_to_owner(path: &Path) {
@@ -262,6 +219,63 @@ impl Cluster {
 
     pub fn url(&self, db: &str) -> String {
         format!("postgresql://postgres@127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// The directory holding the cluster's Unix socket.
+    pub fn socket_dir(&self) -> PathBuf {
+        self.dir.path().join("sock")
+    }
+
+    /// A superuser connection string over the Unix socket (trust there in every cluster the
+    /// tests make), whatever TCP demands.
+    pub fn socket_conninfo(&self, db: &str) -> String {
+        format!(
+            "host={} port={} user=postgres dbname={db}",
+            self.socket_dir().display(),
+            self.port
+        )
+    }
+
+    /// psql of the same installation.
+    pub fn psql(&self) -> PathBuf {
+        self.bin.join("psql")
+    }
+
+    /// Copy files (certificates, keys) into the data directory, owned by the server's user
+    /// and private, as the server insists for keys.
+    pub fn install_files(&self, files: &[(&Path, &str)]) {
+        use std::os::unix::fs::PermissionsExt;
+        for (from, name) in files {
+            let to = self.data.join(name);
+            std::fs::copy(from, &to).unwrap();
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        chown_to_owner(&self.data);
+    }
+
+    /// Let the cluster also put its socket in `dir` (e.g. /var/run/postgresql, libpq's
+    /// default) when the server's user may write there; whether it could.
+    pub fn also_listen_in(&self, dir: &Path) -> bool {
+        let writable = match owner() {
+            Some(user) => Command::new("runuser")
+                .args(["-u", user, "--", "test", "-w"])
+                .arg(dir)
+                .status()
+                .is_ok_and(|s| s.success()),
+            None => Command::new("test")
+                .arg("-w")
+                .arg(dir)
+                .status()
+                .is_ok_and(|s| s.success()),
+        };
+        if writable {
+            self.append_conf(&format!(
+                "unix_socket_directories = '{}, {}'\n",
+                self.socket_dir().display(),
+                dir.display()
+            ));
+        }
+        writable
     }
 
     /// Wait until a query answers (a restarted server, a standby catching up).

@@ -289,16 +289,10 @@ async fn reconcile_killed_at_random_moments_converges_to_the_uninterrupted_end_s
         let env = TestEnv::new().await;
         let cfg = env.write_config(&config);
         bulk_uncertain(&env.client, N).await;
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("reconctl"));
+        let mut child = env.std_cmd();
         child
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", env.dir.path())
-            .env("DATABASE_URL", &env.url)
             .env("RECONCTL_CONFIG", &cfg)
-            .env("RECONCTL_ACTOR", "tester")
             .args(args)
-            .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
         let mut child = child.spawn().unwrap();

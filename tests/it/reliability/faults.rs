@@ -205,7 +205,7 @@ async fn active_reconctl_backend(admin: &Client, db: &str, deadline: Duration) -
         let row = admin
             .query_opt(
                 "SELECT pid FROM pg_stat_activity
-                 WHERE application_name = 'reconctl' AND datname = $1 AND state = 'active'
+                 WHERE application_name LIKE 'reconctl%' AND datname = $1 AND state = 'active'
                  LIMIT 1",
                 &[&db],
             )
@@ -310,19 +310,9 @@ async fn a_sweep_whose_backend_is_terminated_exits_1_and_leaves_only_whole_batch
 
 /// The binary as a child process we can signal, with the harness's clean environment.
 pub fn spawn(env: &TestEnv, url: &str, args: &[&str]) -> std::process::Child {
-    std::process::Command::new(assert_cmd::cargo::cargo_bin("reconctl"))
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.dir.path())
-        .env("XDG_CONFIG_HOME", env.dir.path().join("xdg"))
+    env.std_cmd()
         .env("DATABASE_URL", url)
-        .env("RECONCTL_ACTOR", "tester")
-        .env("COLUMNS", "120")
-        .env("NO_COLOR", "1")
         .args(args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn reconctl")
 }

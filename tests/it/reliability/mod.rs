@@ -3,11 +3,11 @@
 //! secrets, TLS, least-privilege roles and a hot standby.
 
 mod bad_input;
-mod cluster;
+pub mod cluster;
 mod crash;
 mod faults;
 mod ha;
 mod model;
 mod roles;
 mod secrets;
-mod tls;
+pub mod tls;

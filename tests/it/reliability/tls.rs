@@ -8,7 +8,7 @@ use std::process::Command;
 use super::cluster::{chown_to_owner, Cluster};
 use crate::harness::*;
 
-fn openssl(dir: &Path, args: &[&str]) {
+pub fn openssl(dir: &Path, args: &[&str]) {
     let out = Command::new("openssl")
         .current_dir(dir)
         .args(args)
@@ -22,7 +22,7 @@ fn openssl(dir: &Path, args: &[&str]) {
 }
 
 /// A CA in `dir/<name>.crt` (+ key).
-fn make_ca(dir: &Path, name: &str) -> PathBuf {
+pub fn make_ca(dir: &Path, name: &str) -> PathBuf {
     openssl(
         dir,
         &[
@@ -49,7 +49,7 @@ fn make_ca(dir: &Path, name: &str) -> PathBuf {
 }
 
 /// A server certificate for DNS name `localhost` only (so 127.0.0.1 is the wrong name).
-fn make_server_cert(dir: &Path, ca: &str) {
+pub fn make_server_cert(dir: &Path, ca: &str) {
     openssl(
         dir,
         &[
@@ -90,6 +90,76 @@ fn make_server_cert(dir: &Path, ca: &str) {
             "2",
             "-extfile",
             "server.ext",
+        ],
+    );
+}
+
+/// A client certificate `dir/<cn>.crt` (+ `.key`) for user `cn`, signed by CA `ca`.
+pub fn make_client_cert(dir: &Path, ca: &str, cn: &str) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-new",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            &format!("{cn}.key"),
+            "-out",
+            &format!("{cn}.csr"),
+            "-subj",
+            &format!("/CN={cn}"),
+        ],
+    );
+    std::fs::write(
+        dir.join(format!("{cn}.ext")),
+        "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n",
+    )
+    .unwrap();
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            &format!("{cn}.csr"),
+            "-CA",
+            &format!("{ca}.crt"),
+            "-CAkey",
+            &format!("{ca}.key"),
+            "-CAcreateserial",
+            "-out",
+            &format!("{cn}.crt"),
+            "-days",
+            "2",
+            "-extfile",
+            &format!("{cn}.ext"),
+        ],
+    );
+}
+
+/// A self-signed server certificate as `openssl req -x509` makes it: CA:TRUE, the name only
+/// in the Common Name (no subjectAltName). `dir/<name>.crt` (+ `.key`).
+pub fn make_self_signed(dir: &Path, name: &str, cn: &str) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.crt"),
+            "-subj",
+            &format!("/CN={cn}"),
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
         ],
     );
 }

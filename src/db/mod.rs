@@ -1,0 +1,265 @@
+//! Connecting to PostgreSQL the way psql does (SPEC §3): the same settings — connection
+//! string, libpq's variables, service file, defaults, password file — reach the same server,
+//! database and user ([`conninfo`]); TLS as libpq does it, over rustls ([`tls`]); every host
+//! tried within the connect timeout ([`connect`]); a pool of such sessions ([`pool`]); and
+//! the session limits (statement and lock timeouts) on every session.
+//!
+//! Passwords are never formatted into a message: [`Target::describe`] names user, hosts and
+//! database only.
+
+mod connect;
+pub mod conninfo;
+mod passfile;
+pub mod pool;
+mod service;
+pub mod tls;
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+
+pub use conninfo::{Environment, Settings, SslMode};
+pub use pool::{Pool, PooledClient};
+
+use crate::error::{Error, Result};
+
+/// Session limits applied to every connection reconctl opens.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionLimits {
+    pub statement_timeout: Duration,
+    pub lock_timeout: Duration,
+    /// Per host, when the connection settings give no `connect_timeout`.
+    pub connect_timeout: Duration,
+    /// `--read-only`: every transaction read-only (`default_transaction_read_only`), and any
+    /// server of a multi-host URL will do, a hot standby included.
+    pub read_only: bool,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        SessionLimits {
+            statement_timeout: Duration::from_secs(10),
+            lock_timeout: Duration::from_secs(2),
+            connect_timeout: Duration::from_secs(5),
+            read_only: false,
+        }
+    }
+}
+
+/// A connection of its own, and the host (`host:port`) it reached.
+pub struct Session {
+    pub client: tokio_postgres::Client,
+    pub host: String,
+    _task: JoinHandle<()>,
+}
+
+/// Where to connect, resolved once.
+#[derive(Clone)]
+pub struct Target {
+    settings: Arc<Settings>,
+    limits: SessionLimits,
+    /// `reconctl <command>`, unless the settings name an application.
+    application: String,
+    tls: Arc<OnceLock<std::result::Result<Arc<rustls::ClientConfig>, Error>>>,
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the password.
+        f.write_str(&self.describe())
+    }
+}
+
+impl Target {
+    /// From `--database-url`/`DATABASE_URL` when given (an empty one counts as not given),
+    /// else from libpq's variables, service file and defaults — as psql would.
+    pub fn resolve(url: Option<&str>, limits: &SessionLimits) -> Result<Target> {
+        Target::resolve_in(url, limits, &Environment::process())
+    }
+
+    /// [`Target::resolve`] with an environment of the caller's (tests).
+    pub fn resolve_in(
+        url: Option<&str>,
+        limits: &SessionLimits,
+        env: &Environment,
+    ) -> Result<Target> {
+        let url = url.filter(|u| !u.trim().is_empty());
+        let settings = conninfo::resolve(url, env)?;
+        Ok(Target {
+            settings: Arc::new(settings),
+            limits: *limits,
+            application: "reconctl".into(),
+            tls: Arc::new(OnceLock::new()),
+        })
+    }
+
+    /// The `application_name` sessions report when the settings give none (libpq's
+    /// `fallback_application_name`, as psql passes "psql"): `reconctl <command>`.
+    pub fn with_application_name(mut self, name: impl Into<String>) -> Target {
+        self.application = name.into();
+        self
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn limits(&self) -> &SessionLimits {
+        &self.limits
+    }
+
+    /// libpq's warnings met while resolving (an insecure password file), to show once.
+    pub fn warnings(&self) -> &[String] {
+        &self.settings.warnings
+    }
+
+    /// The application name sessions report.
+    pub fn application_name(&self) -> &str {
+        self.settings
+            .application_name
+            .as_deref()
+            .unwrap_or(&self.application)
+    }
+
+    /// `user@host:port/dbname` (hosts comma-separated, IPv6 in brackets). Never the password.
+    pub fn describe(&self) -> String {
+        let hosts: Vec<String> = self.settings.hosts.iter().map(|h| h.label()).collect();
+        format!(
+            "{}@{}/{}",
+            self.settings.user,
+            hosts.join(","),
+            self.settings.dbname
+        )
+    }
+
+    /// The first host, `host:port`, for messages about "the database at …".
+    pub fn first_host(&self) -> String {
+        self.settings
+            .hosts
+            .first()
+            .map(|h| h.label())
+            .unwrap_or_default()
+    }
+
+    /// The options sent at startup: the settings' own (`options=`, PGOPTIONS), then
+    /// reconctl's session limits, so no statement can run before them.
+    fn session_options(&self) -> String {
+        let l = &self.limits;
+        let mut opts = format!(
+            "-c statement_timeout={} -c lock_timeout={} -c idle_in_transaction_session_timeout={}",
+            l.statement_timeout.as_millis(),
+            l.lock_timeout.as_millis(),
+            (l.statement_timeout.as_millis() * 3).max(30_000),
+        );
+        if l.read_only {
+            opts.push_str(" -c default_transaction_read_only=on");
+        }
+        match &self.settings.options {
+            Some(given) => format!("{given} {opts}"),
+            None => opts,
+        }
+    }
+
+    /// The TLS configuration, built on first use (only TCP hosts with TLS need one).
+    fn tls_config(&self) -> Result<Arc<rustls::ClientConfig>> {
+        self.tls
+            .get_or_init(|| tls::client_config(&self.settings))
+            .clone()
+    }
+
+    /// One connection of its own (`migrate`, the commit check).
+    pub async fn connect(&self) -> Result<tokio_postgres::Client> {
+        Ok(self.connect_session().await?.client)
+    }
+
+    /// One connection, and which host of the list it reached.
+    pub async fn connect_session(&self) -> Result<Session> {
+        let (client, task, i) = connect::open(self).await?;
+        Ok(Session {
+            client,
+            host: self.settings.hosts[i].label(),
+            _task: task,
+        })
+    }
+
+    /// The pool every other command uses; created once, connects lazily.
+    pub fn pool(&self, max_size: usize) -> Result<Pool> {
+        pool::build(self, max_size)
+    }
+
+    /// A tokio-postgres connection error, named and hinted as a failure to reach this target
+    /// (its first host).
+    pub fn connect_error(&self, e: &tokio_postgres::Error) -> Error {
+        connect::failure_error(self, &[(self.first_host(), connect::failure(e))])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> Environment {
+        Environment::empty().with_os_user("osuser")
+    }
+
+    #[test]
+    fn describe_never_shows_the_password() {
+        let t = Target::resolve_in(
+            Some("postgres://alice:hunter2@db.example:6432/jobs"),
+            &SessionLimits::default(),
+            &env(),
+        )
+        .unwrap();
+        assert_eq!(t.describe(), "alice@db.example:6432/jobs");
+        assert!(!format!("{t:?}").contains("hunter2"));
+        let t = Target::resolve_in(
+            Some("postgresql://[::1]:5501/x"),
+            &SessionLimits::default(),
+            &env(),
+        )
+        .unwrap();
+        assert_eq!(t.describe(), "osuser@[::1]:5501/x");
+    }
+
+    #[test]
+    fn an_empty_url_is_no_url() {
+        let t = Target::resolve_in(
+            Some(""),
+            &SessionLimits::default(),
+            &env().with_var("PGHOST", "h").with_var("PGDATABASE", "d"),
+        )
+        .unwrap();
+        assert_eq!(t.describe(), "osuser@h:5432/d");
+    }
+
+    #[test]
+    fn application_name_is_the_commands_unless_given() {
+        let limits = SessionLimits::default();
+        let t = Target::resolve_in(Some("host=h"), &limits, &env())
+            .unwrap()
+            .with_application_name("reconctl sweep leases");
+        assert_eq!(t.application_name(), "reconctl sweep leases");
+        let t = Target::resolve_in(
+            Some("host=h"),
+            &limits,
+            &env().with_var("PGAPPNAME", "mine"),
+        )
+        .unwrap()
+        .with_application_name("reconctl sweep leases");
+        assert_eq!(t.application_name(), "mine");
+    }
+
+    #[test]
+    fn session_options_keep_the_given_ones_and_add_the_limits() {
+        let t = Target::resolve_in(
+            None,
+            &SessionLimits::default(),
+            &env().with_var("PGOPTIONS", "-c work_mem=8MB"),
+        )
+        .unwrap();
+        let opts = t.session_options();
+        assert!(opts.starts_with("-c work_mem=8MB "), "{opts}");
+        assert!(opts.contains("-c statement_timeout=10000"), "{opts}");
+    }
+}
