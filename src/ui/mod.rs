@@ -345,7 +345,11 @@ pub fn escape(s: &str) -> String {
 
 fn needs_escape(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        // Bidirectional marks and overrides, which can make a line read as another.
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}')
+        // Zero-width characters (invisible differences between two ids that look alike)
+        // and the Unicode line and paragraph separators.
+        || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{2028}' | '\u{2029}')
 }
 
 fn crossterm_width() -> Option<u16> {
@@ -367,5 +371,6 @@ mod tests {
         assert_eq!(escape("\u{202e}evil"), "\\u{202e}evil");
         assert_eq!(escape("\u{9b}"), "\\x9b");
         assert_eq!(escape("café → ok"), "café → ok");
+        assert_eq!(escape("a\u{200b}b\u{2028}c"), "a\\u{200b}b\\u{2028}c");
     }
 }
