@@ -843,7 +843,7 @@ pub fn resolve(conninfo: Option<&str>, env: &Environment) -> Result<Settings> {
         Some(s) => parse(s)?,
         None => Params::default(),
     };
-    service::apply(&mut p, env)?;
+    apply_service(&mut p, env)?;
     let service_used = p.is_set("service") || env.var("PGSERVICE").is_some();
     apply_env(&mut p, env);
     apply_defaults(&mut p);
@@ -854,6 +854,33 @@ pub fn resolve(conninfo: Option<&str>, env: &Environment) -> Result<Settings> {
 }
 
 /// libpq "Environment Variables": each fills its keyword when still unset.
+/// Fill `p` from the named service's entry, if a service is named (`service=` in the string,
+/// else `PGSERVICE`); see `service` for where it is looked up.
+fn apply_service(p: &mut Params, env: &Environment) -> Result<()> {
+    let from_string = p.service_name().map(str::to_string);
+    let Some(name) = from_string.or_else(|| env.var("PGSERVICE").map(str::to_string)) else {
+        return Ok(());
+    };
+    let user = match env.var("PGSERVICEFILE") {
+        Some(f) => Some(PathBuf::from(f)),
+        None => env
+            .home
+            .as_ref()
+            .map(|h| h.join(".pg_service.conf"))
+            .filter(|f| f.exists()),
+    };
+    let system = env
+        .var("PGSYSCONFDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| env.sysconfdir.clone())
+        .join("pg_service.conf");
+    for e in service::entries(&name, &service::Files { user, system })? {
+        p.fill_from_service(&e.key, &e.value, &name)
+            .map_err(|()| e.syntax_error())?;
+    }
+    Ok(())
+}
+
 fn apply_env(p: &mut Params, env: &Environment) {
     for k in KEYWORDS {
         if let Some(var) = k.env {

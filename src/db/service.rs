@@ -7,63 +7,80 @@
 
 use std::path::{Path, PathBuf};
 
-use super::conninfo::{Environment, Params};
 use crate::error::{Code, Error, Result};
 
-fn service_error(msg: String) -> Error {
+/// A service-file error (exit 2: the files are the operator's input).
+pub(super) fn error(msg: String) -> Error {
     Error::new(Code::ServiceFile, msg)
 }
 
-/// Fill `p` from the named service's entry, if a service is named.
-pub(super) fn apply(p: &mut Params, env: &Environment) -> Result<()> {
-    let from_string = p.service_name().map(str::to_string);
-    let Some(name) = from_string.or_else(|| env.var("PGSERVICE").map(str::to_string)) else {
-        return Ok(());
-    };
-    let user_file: Option<PathBuf> = match env.var("PGSERVICEFILE") {
-        Some(f) => Some(PathBuf::from(f)),
-        None => env
-            .home
-            .as_ref()
-            .map(|h| h.join(".pg_service.conf"))
-            .filter(|f| f.exists()),
-    };
-    if let Some(file) = &user_file {
-        if parse_file(file, &name, p)? {
-            return Ok(());
+/// The two files a service is looked up in, as libpq picks them: the user's
+/// (`PGSERVICEFILE`, else `~/.pg_service.conf` when it exists), then the system's.
+#[derive(Debug, Clone)]
+pub(super) struct Files {
+    pub user: Option<PathBuf>,
+    pub system: PathBuf,
+}
+
+/// One `key=value` line of the service's section, and where it stands (for errors).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Entry {
+    pub key: String,
+    pub value: String,
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+impl Entry {
+    /// The error for an entry whose key or value the connection options refuse.
+    pub fn syntax_error(&self) -> Error {
+        error(format!(
+            "syntax error in service file \"{}\", line {}",
+            self.file.display(),
+            self.line
+        ))
+    }
+}
+
+/// The entries of service `name`: from the user's file when it defines the service, else
+/// from the system file; a service found in neither is an error naming both.
+pub(super) fn entries(name: &str, files: &Files) -> Result<Vec<Entry>> {
+    if let Some(file) = &files.user {
+        if let Some(found) = parse_file(file, name)? {
+            return Ok(found);
         }
     }
-    let sysconf = env
-        .var("PGSYSCONFDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| env.sysconfdir.clone());
-    let system_file = sysconf.join("pg_service.conf");
-    if system_file.exists() && parse_file(&system_file, &name, p)? {
-        return Ok(());
+    if files.system.exists() {
+        if let Some(found) = parse_file(&files.system, name)? {
+            return Ok(found);
+        }
     }
-    let looked: Vec<String> = user_file
+    let looked: Vec<String> = files
+        .user
         .iter()
-        .chain(std::iter::once(&system_file))
+        .chain(std::iter::once(&files.system))
         .map(|f| f.display().to_string())
         .collect();
     Err(
-        service_error(format!("definition of service \"{name}\" not found")).hinted(format!(
+        error(format!("definition of service \"{name}\" not found")).hinted(format!(
             "looked in {}; set PGSERVICEFILE to the file that defines [{name}]",
             looked.join(" and ")
         )),
     )
 }
 
-/// Read `file`, filling `p` from section `[service]`. `Ok(true)` when the section was found.
-fn parse_file(file: &Path, service: &str, p: &mut Params) -> Result<bool> {
+/// Read `file`'s section `[service]`: its entries, or `None` when the file has no such
+/// section.
+fn parse_file(file: &Path, service: &str) -> Result<Option<Vec<Entry>>> {
     let text = std::fs::read_to_string(file).map_err(|e| {
-        service_error(format!(
+        error(format!(
             "service file \"{}\" not found ({e})",
             file.display()
         ))
     })?;
     let mut in_group = false;
     let mut found = false;
+    let mut entries = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -82,25 +99,26 @@ fn parse_file(file: &Path, service: &str, p: &mut Params) -> Result<bool> {
         if !in_group {
             continue;
         }
-        let syntax = || {
-            service_error(format!(
+        let Some((key, value)) = line.split_once('=') else {
+            return Err(error(format!(
                 "syntax error in service file \"{}\", line {}",
                 file.display(),
                 n + 1
-            ))
-        };
-        let Some((key, value)) = line.split_once('=') else {
-            return Err(syntax());
+            )));
         };
         if key == "service" {
-            return Err(service_error(format!(
+            return Err(error(format!(
                 "nested service specifications not supported in service file \"{}\", line {}",
                 file.display(),
                 n + 1
             )));
         }
-        p.fill_from_service(key, value, service)
-            .map_err(|()| syntax())?;
+        entries.push(Entry {
+            key: key.to_string(),
+            value: value.to_string(),
+            file: file.to_path_buf(),
+            line: n + 1,
+        });
     }
-    Ok(found)
+    Ok(found.then_some(entries))
 }
