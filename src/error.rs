@@ -488,8 +488,14 @@ pub fn db_error(err: &tokio_postgres::Error) -> Error {
         return Error::new(Code::ConnectionLost, "the database connection was closed");
     }
     // Connection-level errors: tokio-postgres formats these without the connection string.
-    let mut message = err.to_string();
-    let mut source = std::error::Error::source(err);
+    Error::new(Code::Database, format!("database: {}", chain(err)))
+}
+
+/// An error and its sources, each said once ("error connecting to server: Connection
+/// refused (os error 111)").
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
     while let Some(s) = source {
         let text = s.to_string();
         if !message.contains(&text) {
@@ -498,7 +504,7 @@ pub fn db_error(err: &tokio_postgres::Error) -> Error {
         }
         source = s.source();
     }
-    Error::new(Code::Database, format!("database: {message}"))
+    message
 }
 
 #[cfg(test)]

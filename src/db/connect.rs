@@ -375,20 +375,8 @@ pub fn failure(e: &tokio_postgres::Error) -> Failure {
     Failure::Network(text)
 }
 
-/// The error and its sources, without repeats ("error connecting to server: Connection
-/// refused (os error 111)").
 fn chain(e: &tokio_postgres::Error) -> String {
-    let mut message = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = s.source();
-    }
-    message
+    crate::error::chain(e)
 }
 
 /// What one host's failure says, for the message.

@@ -53,6 +53,21 @@ pub struct OpenGroup {
     pub oldest_state_changed_at: DateTime<Utc>,
 }
 
+impl OpenGroup {
+    /// From a row of `state, destination, count(*), min(state_changed_at)`.
+    fn from_row(row: &tokio_postgres::Row) -> Result<OpenGroup> {
+        let state: String = row.try_get(0)?;
+        Ok(OpenGroup {
+            state: state
+                .parse()
+                .map_err(|e| Error::bug(format!("job row has {e}")))?,
+            destination: row.try_get(1)?,
+            count: row.try_get(2)?,
+            oldest_state_changed_at: row.try_get(3)?,
+        })
+    }
+}
+
 /// How many jobs are accepted: exact on a small table, else estimated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct AcceptedCount {
@@ -77,18 +92,10 @@ pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
         client.query(&groups_sql, &[]),
         client.query_one(TABLE_STATS_SQL, &[]),
     )?;
-    let mut open = Vec::with_capacity(groups.len());
-    for row in &groups {
-        let state: String = row.try_get(0)?;
-        open.push(OpenGroup {
-            state: state
-                .parse()
-                .map_err(|e| Error::bug(format!("job row has {e}")))?,
-            destination: row.try_get(1)?,
-            count: row.try_get(2)?,
-            oldest_state_changed_at: row.try_get(3)?,
-        });
-    }
+    let mut open = groups
+        .iter()
+        .map(OpenGroup::from_row)
+        .collect::<Result<Vec<_>>>()?;
     let urgency = |s: State| State::BY_URGENCY.iter().position(|u| *u == s);
     open.sort_by(|a, b| {
         (urgency(a.state), &a.destination).cmp(&(urgency(b.state), &b.destination))
@@ -300,18 +307,10 @@ pub async fn destination_load<C: GenericClient>(
         client.query(&leases_sql, &params),
         client.query_one("SELECT now()", &[]),
     )?;
-    let mut open = Vec::with_capacity(groups.len());
-    for row in &groups {
-        let state: String = row.try_get(0)?;
-        open.push(OpenGroup {
-            state: state
-                .parse()
-                .map_err(|e| Error::bug(format!("job row has {e}")))?,
-            destination: row.try_get(1)?,
-            count: row.try_get(2)?,
-            oldest_state_changed_at: row.try_get(3)?,
-        });
-    }
+    let mut open = groups
+        .iter()
+        .map(OpenGroup::from_row)
+        .collect::<Result<Vec<_>>>()?;
     let urgency = |s: State| State::BY_URGENCY.iter().position(|u| *u == s);
     open.sort_by_key(|g| urgency(g.state));
     let leases = leases
