@@ -17,7 +17,7 @@ use crate::duration::{format_duration, HumanDuration};
 use crate::error::Result;
 use crate::jobs::pause::{self, Pause, Pauses};
 use crate::jobs::query::{self, Health, OutOfOrder};
-use crate::ui::{Render, Ui};
+use crate::ui::{escape, paragraphs, Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -293,20 +293,39 @@ fn report(args: &Args, h: &Health, ooo: Vec<OutOfOrder>, pauses: &Pauses) -> Che
     }
 }
 
+impl CheckReport {
+    /// One line per violation (escaped: names and reasons come from outside).
+    fn violation_lines(&self) -> String {
+        self.violations
+            .iter()
+            .map(|v| escape(&v.message))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
 impl Render for CheckReport {
     fn table(&self, ui: &Ui) -> String {
+        let width = ui.width().map(usize::from);
         if self.healthy {
             return if ui.verbose > 0 {
-                self.summary.clone()
+                paragraphs(&escape(&self.summary), width)
             } else {
                 String::new()
             };
         }
-        self.violations
-            .iter()
-            .map(|v| v.message.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
+        paragraphs(&self.violation_lines(), width)
+    }
+
+    /// Healthy is silent with `-q` (and without `-v`); the violations are its data only
+    /// when there are some, and then `-q` sends them to stderr.
+    fn output(&self) -> Output {
+        Output::Report
+    }
+
+    fn failure(&self, ui: &Ui) -> Option<String> {
+        (!self.healthy)
+            .then(|| paragraphs(&self.violation_lines(), ui.err_width().map(usize::from)))
     }
 }
 

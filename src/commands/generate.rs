@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::Exit;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::ui::{Render, Ui};
+use crate::ui::{Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -47,6 +47,10 @@ struct Generated {
 }
 
 impl Render for Generated {
+    fn output(&self) -> Output {
+        Output::Report
+    }
+
     fn table(&self, _ui: &Ui) -> String {
         format!(
             "wrote {} {} file(s) to {}",

@@ -1058,7 +1058,7 @@ async fn on_a_terminal_pause_shows_the_destination_and_asks_no_keeps_yes_pauses(
     );
     p.send_line("y").unwrap();
     p.exp_string("resumed cms-a after ").unwrap();
-    p.exp_string("1 uncertain or in conflict: reconctl reconcile --destination cms-a")
+    p.exp_string("1 uncertain or in conflict: `reconctl reconcile --destination cms-a`")
         .unwrap();
     p.exp_eof().unwrap();
     assert_eq!(exit_code(&p), 0);
