@@ -196,15 +196,16 @@ fn stamp(t: DateTime<Utc>) -> String {
 
 /// The table of destinations and their pauses. `PAUSED` says `yes`, `no`, or `expired` (a
 /// pause whose end passed, shown to a session that may not record its expiry). Names are
-/// typed into the next command: never cut; the reason is cut first, then SINCE goes.
+/// typed into the next command: never cut; when space is short SINCE goes first, then who
+/// paused it; the reason is cut before it goes.
 fn pause_table(ui: &Ui, now: DateTime<Utc>, rows: &[DestinationView]) -> String {
     let mut t = Table::new(vec![
         Column::new("DESTINATION"),
         Column::new("PAUSED"),
-        Column::new("SINCE").priority(3),
+        Column::new("SINCE").priority(4),
         Column::new("UNTIL").priority(1),
-        Column::new("BY").truncate(10).priority(2),
-        Column::new("REASON").truncate(24).priority(4),
+        Column::new("BY").truncate(10).priority(3),
+        Column::new("REASON").truncate(24).priority(2),
     ]);
     for d in rows {
         let mut row = vec![Cell::new(&d.name)];
@@ -247,10 +248,10 @@ fn pause_cells(now: DateTime<Utc>, d: &DestinationView) -> Vec<Cell> {
 pub(crate) fn paused_table(ui: &Ui, now: DateTime<Utc>, rows: &[DestinationView]) -> String {
     let mut t = Table::new(vec![
         Column::new("PAUSED"),
-        Column::new("SINCE").priority(3),
+        Column::new("SINCE").priority(4),
         Column::new("UNTIL").priority(1),
-        Column::new("BY").truncate(10).priority(2),
-        Column::new("REASON").truncate(24).priority(4),
+        Column::new("BY").truncate(10).priority(3),
+        Column::new("REASON").truncate(24).priority(2),
     ]);
     for d in rows {
         let name = Cell::new(&d.name);

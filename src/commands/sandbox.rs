@@ -25,6 +25,12 @@ pub struct Args {
     /// Run the incident walk-through non-interactively, then clean up
     #[arg(long)]
     pub drill: bool,
+    /// Use and migrate this database (it must hold no jobs) instead of a throwaway cluster; DATABASE_URL is ignored here
+    // The global flag's own help names DATABASE_URL, which the sandbox never reads: the same
+    // argument id here takes its place on this command (clap does not propagate a global
+    // argument to a command that has one of that id).
+    #[arg(long, value_name = "URL", help_heading = "Global options")]
+    pub database_url: Option<String>,
 }
 
 /// `--database-url` when it was typed on the command line (not filled from DATABASE_URL).
@@ -64,7 +70,10 @@ impl StopSignals {
 }
 
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
-    let given = explicit_database_url(ctx);
+    let given = args
+        .database_url
+        .clone()
+        .or_else(|| explicit_database_url(ctx));
     // Listen for signals before anything is set up, so Ctrl-C during setup also cleans up
     // (dropping the setup future drops, and so stops and removes, what it has started).
     let mut signals = StopSignals::install()?;

@@ -245,7 +245,7 @@ impl StatusReport {
             ));
         }
         if !self.pause_rows.is_empty() {
-            text.push('\n');
+            text.push_str("\n\n");
             text.push_str(&paused_table(ui, self.pauses_now, &self.pause_rows));
         }
         text

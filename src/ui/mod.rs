@@ -227,10 +227,11 @@ impl Ui {
         out.flush().map_err(write_err)
     }
 
-    /// Progress and status for people, on stderr; silent with `-q`.
+    /// Progress and status for people, on stderr, fitted to its width; silent with `-q`.
     pub fn status(&self, msg: &str) {
         if !self.quiet {
-            let _ = writeln!(io::stderr(), "{msg}");
+            let text = paragraphs(&escape(msg), self.err_width.map(usize::from));
+            let _ = writeln!(io::stderr(), "{text}");
         }
     }
 
@@ -315,23 +316,33 @@ impl Ui {
     /// A progress bar on stderr when it is a terminal (never in a pipe, in cron or with
     /// `-q`): the label, the count (of `len` when known), the rate and the time left.
     pub fn progress(&self, label: &str, len: Option<u64>) -> indicatif::ProgressBar {
-        if self.quiet || !self.stderr_tty {
-            return indicatif::ProgressBar::hidden();
+        let pb = self.bar(label, len);
+        if self.shows_progress() {
+            pb.set_draw_target(indicatif::ProgressDrawTarget::stderr());
         }
+        pb
+    }
+
+    fn shows_progress(&self) -> bool {
+        !self.quiet && self.stderr_tty
+    }
+
+    /// The bar, styled and labelled, drawing nowhere yet.
+    fn bar(&self, label: &str, len: Option<u64>) -> indicatif::ProgressBar {
+        let hidden = indicatif::ProgressDrawTarget::hidden();
         let (pb, template) = match len {
             Some(n) => (
-                indicatif::ProgressBar::new(n),
+                indicatif::ProgressBar::with_draw_target(Some(n), hidden),
                 "{msg} [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)",
             ),
             None => (
-                indicatif::ProgressBar::new_spinner(),
+                indicatif::ProgressBar::with_draw_target(None, hidden),
                 "{spinner} {msg}: {pos} ({per_sec}, {elapsed})",
             ),
         };
         if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
             pb.set_style(style.progress_chars("=> "));
         }
-        pb.set_draw_target(indicatif::ProgressDrawTarget::stderr());
         pb.set_message(label.to_string());
         pb
     }
@@ -339,11 +350,9 @@ impl Ui {
     /// A progress bar that shows itself only once the run has lasted `delay` (a sweep that
     /// is over in a moment draws nothing); never in a pipe, in cron or with `-q`.
     pub fn progress_after(&self, label: &str, len: Option<u64>, delay: Duration) -> Progress {
-        let pb = self.progress(label, len);
-        let shown = !pb.is_hidden();
-        pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        let pb = self.bar(label, len);
         let done = Arc::new(Mutex::new(false));
-        if shown {
+        if self.shows_progress() {
             let (bar, flag) = (pb.clone(), done.clone());
             std::thread::spawn(move || {
                 std::thread::sleep(delay);

@@ -23,7 +23,7 @@ use dialoguer::console::{measure_text_width, truncate_str};
 use uuid::Uuid;
 
 use super::escape;
-use crate::jobs::store::MIN_PREFIX;
+use crate::jobs::store::{prefix_len, MIN_PREFIX};
 use crate::jobs::State;
 
 /// Spaces between two columns.
@@ -280,6 +280,8 @@ pub struct Table {
     columns: Vec<Column>,
     rows: Vec<Row>,
     header: bool,
+    /// At least this many characters of a shortened id (unique in the whole table).
+    min_prefix: usize,
 }
 
 /// How a table is laid out at one width: each column's width, `None` for a dropped one.
@@ -300,7 +302,15 @@ impl Table {
             columns,
             rows: Vec::new(),
             header: true,
+            min_prefix: MIN_PREFIX,
         }
+    }
+
+    /// Shortened ids keep at least `len` characters: the length that makes them unique in
+    /// the database (`jobs::store::unique_prefix_len`), not only on screen.
+    pub fn prefix_at_least(mut self, len: usize) -> Table {
+        self.min_prefix = len;
+        self
     }
 
     /// No header line (a list of labelled values).
@@ -365,7 +375,8 @@ impl Table {
                     .unwrap_or(0)
             })
             .collect();
-        plan(&self.columns, &natural, unique_prefix(&self.ids()), width)
+        let prefix = unique_prefix(&self.ids()).max(self.min_prefix);
+        plan(&self.columns, &natural, prefix, width)
     }
 
     /// The table at the UI's width and color.
@@ -643,22 +654,12 @@ pub fn shorten_id(text: &str, len: usize) -> String {
 /// How many characters of their text form tell `ids` apart (at least the 8 hex digits of
 /// [`MIN_PREFIX`], never ending in a dash).
 pub fn unique_prefix(ids: &[Uuid]) -> usize {
-    let mut texts: Vec<String> = ids.iter().map(Uuid::to_string).collect();
-    texts.sort();
-    texts.dedup();
-    let mut len = MIN_PREFIX;
-    for pair in texts.windows(2) {
-        let common = pair[0]
-            .bytes()
-            .zip(pair[1].bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
-        len = len.max(common + 1);
-    }
-    while len < ID_LEN && DASHES.contains(&(len - 1)) {
-        len += 1;
-    }
-    len.min(ID_LEN)
+    let mut ids = ids.to_vec();
+    ids.sort();
+    ids.dedup();
+    ids.windows(2)
+        .map(|pair| prefix_len(&pair[0], &pair[1]))
+        .fold(MIN_PREFIX, usize::max)
 }
 
 /// Ids seen so far by a table printed a row at a time, and the prefix length that tells

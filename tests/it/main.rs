@@ -18,3 +18,4 @@ mod remote;
 mod sandbox;
 mod suite;
 mod sweep;
+mod tables;

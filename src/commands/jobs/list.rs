@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::jobs::external_ref::is_external_ref;
 use crate::jobs::pause;
 use crate::jobs::query::{self, JobPage, ListFilter, Listing};
-use crate::jobs::{Job, State};
+use crate::jobs::{store, Job, State};
 use crate::ui::{Cell, Column, Output, Render, Table, Tone, Ui};
 
 #[derive(Debug, clap::Args)]
@@ -27,7 +27,7 @@ use crate::ui::{Cell, Column, Output, Render, Table, Tone, Ui};
 )]
 pub struct Args {
     /// Only jobs in this state (repeatable)
-    #[arg(long, value_name = "STATE")]
+    #[arg(long, value_name = "STATE", value_parser = crate::cli::one_of::<State>(&State::NAMES))]
     pub state: Vec<State>,
     /// Only jobs for this destination
     #[arg(long, value_name = "NAME")]
@@ -81,9 +81,17 @@ pub(crate) async fn show_page(
         query::page(&**db, listing, page.limit, page.cursor.as_deref()),
         pause::in_force(&**db)
     )?;
+    // A table shortens ids to a prefix: one that is unique in the table, so it can be typed.
+    let ids: Vec<uuid::Uuid> = page.jobs.iter().map(|j| j.id).collect();
+    let id_prefix = if ctx.ui.is_json() {
+        0
+    } else {
+        store::unique_prefix_len(&**db, &ids).await?
+    };
     drop(db);
     let mut list = JobList::new(page, view);
     list.paused = paused.into_iter().map(|p| p.destination).collect();
+    list.id_prefix = id_prefix;
     ctx.ui.emit(&list)?;
     Ok(Exit::Done)
 }
@@ -108,6 +116,9 @@ pub(crate) struct JobList {
     /// Destinations paused now: their jobs' destination cells say so.
     #[serde(skip)]
     paused: BTreeSet<String>,
+    /// How many characters of an id are unique in the whole table (when ids are shortened).
+    #[serde(skip)]
+    id_prefix: usize,
 }
 
 impl JobList {
@@ -118,6 +129,7 @@ impl JobList {
             now: page.now,
             view,
             paused: BTreeSet::new(),
+            id_prefix: 0,
         }
     }
 
@@ -133,7 +145,7 @@ impl JobList {
             c.push(Column::new("STATE"));
         }
         c.extend([
-            Column::new("DESTINATION").truncate(12).priority(1),
+            Column::new("DESTINATION").truncate(14).priority(1),
             Column::new("TENANT").truncate(8).priority(4),
             Column::new("ARTICLE").truncate(10).priority(2),
             Column::new("REV").truncate(4).priority(5),
@@ -166,7 +178,7 @@ impl Render for JobList {
                 View::Stuck => "no stuck jobs".into(),
             };
         }
-        let mut t = Table::new(self.columns());
+        let mut t = Table::new(self.columns()).prefix_at_least(self.id_prefix);
         for j in &self.jobs {
             let mut row = vec![Cell::id(j.id)];
             if self.view != View::Uncertain {

@@ -62,12 +62,20 @@ struct JobDetail {
     moves: Vec<Move>,
     #[serde(skip)]
     now: DateTime<Utc>,
+    /// How many characters of the id are unique in the table (for the commands shown).
+    #[serde(skip)]
+    id_prefix: usize,
 }
 
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let db = ctx.db().await?;
     let job = store::get(&**db, &args.job).await?;
-    let (events, now) = futures::try_join!(store::events(&**db, job.id), db_now(&**db))?;
+    let ids = [job.id];
+    let (events, now, id_prefix) = futures::try_join!(
+        store::events(&**db, job.id),
+        db_now(&**db),
+        store::unique_prefix_len(&**db, &ids)
+    )?;
     drop(db);
     let lease = match (&job.lease_owner, job.lease_expires_at) {
         (Some(owner), Some(expires_at)) => {
@@ -93,6 +101,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         events,
         moves,
         now,
+        id_prefix,
     })?;
     Ok(Exit::Done)
 }
@@ -300,7 +309,8 @@ impl Render for JobDetail {
                 Column::new("BY").priority(2),
                 Column::new("NOW"),
                 Column::new("WHY").truncate(20).priority(1).or_below(),
-            ]);
+            ])
+            .prefix_at_least(self.id_prefix);
             let ordered = self
                 .moves
                 .iter()
