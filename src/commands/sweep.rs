@@ -75,7 +75,7 @@ async fn leases(ctx: &Context, args: &LeasesArgs) -> Result<Exit> {
         .progress_after("sweeping", None, std::time::Duration::from_secs(1));
     let report = sweep_with_progress(&**db, &opts, |r| {
         pb.set_message(format!(
-            "{} {} → {}, {} → {}, {} skipped",
+            "sweeping ({} {} → {}, {} → {}, {} skipped), examined",
             if r.dry_run { "would move" } else { "moved" },
             r.to_pending,
             Action::SweepUnsent.to(),
@@ -83,6 +83,7 @@ async fn leases(ctx: &Context, args: &LeasesArgs) -> Result<Exit> {
             Action::SweepSent.to(),
             r.skipped
         ));
+        pb.set_position(r.examined);
         pb.tick();
     })
     .await;

@@ -101,6 +101,10 @@ impl Progress {
         self.pb.inc(n);
     }
 
+    pub fn set_position(&self, n: u64) {
+        self.pb.set_position(n);
+    }
+
     pub fn finish_and_clear(&self) {
         let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
         *done = true;

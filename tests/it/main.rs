@@ -12,6 +12,7 @@ mod generated;
 mod inspect;
 mod mark;
 mod pause;
+mod quiet;
 mod reconcile;
 mod reliability;
 mod remote;
