@@ -77,7 +77,7 @@ pub struct GlobalArgs {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
     pub color: ColorChoice,
 
-    /// Print nothing on success (errors still go to stderr)
+    /// Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr
     #[arg(short, long, global = true)]
     pub quiet: bool,
 

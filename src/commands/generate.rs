@@ -218,7 +218,8 @@ fn man_page(cmd: &clap::Command, parent: Option<&str>) -> Result<Vec<u8>> {
         .or(cmd.get_after_help())
         .map(|t| t.to_string())
         .unwrap_or_default();
-    let own_exit_status = after_help_sections(&mut roff, &after);
+    // The root page has the whole table of exit codes; a command's own codes replace it.
+    let own_exit_status = after_help_sections(&mut roff, &after, parent.is_some());
     let name = cmd.get_display_name().unwrap_or(cmd.get_name()).to_string();
     if parent.is_none() {
         environment_section(&mut roff);
@@ -250,8 +251,9 @@ fn ascii_roff(text: &str) -> String {
 
 /// `Examples:\n  reconctl status\n\nExit codes: 0 done, …` becomes an EXAMPLES section
 /// (lines kept as typed) and an EXIT STATUS section. A block without a short `Heading:`
-/// goes under NOTES. Returns whether the text had its own exit codes.
-fn after_help_sections(roff: &mut Roff, text: &str) -> bool {
+/// goes under NOTES. Returns whether the text had its own exit codes (left out without
+/// `exit_codes`: the page gets the whole table instead).
+fn after_help_sections(roff: &mut Roff, text: &str, exit_codes: bool) -> bool {
     let mut exit_status = false;
     for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
         let mut lines = block.lines();
@@ -266,6 +268,9 @@ fn after_help_sections(roff: &mut Roff, text: &str) -> bool {
         };
         // man-pages(7) calls it EXIT STATUS.
         let heading = if heading == "EXIT CODES" {
+            if !exit_codes {
+                continue;
+            }
             exit_status = true;
             "EXIT STATUS".to_string()
         } else {
@@ -274,7 +279,12 @@ fn after_help_sections(roff: &mut Roff, text: &str) -> bool {
         roff.control("SH", [heading.as_str()]);
         let lines: Vec<&str> = lines.collect();
         if lines.is_empty() {
-            // One sentence: let it fill the page width.
+            // One sentence: let it fill the page width (a sentence starts with a capital).
+            let mut chars = rest.chars();
+            let rest: String = match chars.next() {
+                Some(c) => c.to_uppercase().chain(chars).collect(),
+                None => String::new(),
+            };
             roff.text([roman(rest)]);
             continue;
         }
