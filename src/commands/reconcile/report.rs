@@ -320,7 +320,7 @@ pub struct Report<'a> {
 }
 
 /// The rows' table, written as the run goes: the job id in full when the width leaves the
-/// reason 40 columns, else the shortest prefix the ids so far need (8 to start; every JOB argument takes a prefix);
+/// reason 24 columns (120 columns do), else the shortest prefix the ids so far need (8 to start; every JOB argument takes a prefix);
 /// the reason takes what is left, the destination goes before it is squeezed away, and the
 /// state a job went to (its verdict says it) goes first.
 fn rows_table(ui: &Ui) -> StreamTable {
@@ -331,9 +331,9 @@ fn rows_table(ui: &Ui) -> StreamTable {
             Column::new("VERDICT"),
             Column::new("ACTION"),
             Column::new("TO").priority(3),
-            Column::new("REASON").truncate(40).priority(1),
+            Column::new("REASON").truncate(24).priority(1),
         ],
-        vec![36, 12, 13, 7, 13, 40],
+        vec![36, 12, 13, 7, 13, 24],
         ui.width().map(usize::from),
         ui.color(),
     )
