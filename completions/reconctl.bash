@@ -1348,7 +1348,7 @@ _reconctl() {
             fi
             case "${prev}" in
                 --state)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "pending in_flight uncertain accepted safe_to_retry failed conflict" -- "${cur}"))
                     return 0
                     ;;
                 --destination)

@@ -8,7 +8,13 @@ function __fish_reconctl_needs_command
     set -l cmd (commandline -opc)
     set -e cmd[1]
     argparse -s (__fish_reconctl_global_optspecs) -- $cmd 2>/dev/null
-    or return
+    or begin
+        # The last word is an option still waiting for its value (`reconctl -o <TAB>`):
+        # decide without it, so the option's values are offered.
+        set -e cmd[-1]
+        argparse -s (__fish_reconctl_global_optspecs) -- $cmd 2>/dev/null
+        or return
+    end
     if set -q argv[1]
         # Also print the command, so this can be used to figure out what it is.
         echo $argv[1]
@@ -35,7 +41,7 @@ complete -c reconctl -n "__fish_reconctl_needs_command" -l lock-timeout -d 'Long
 complete -c reconctl -n "__fish_reconctl_needs_command" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_needs_command" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_needs_command" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_needs_command" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_needs_command" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -68,7 +74,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l dry-run -d 'List what would be applied, apply nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s y -l yes -d 'Create the schema without asking, also in a database that already has other tables'
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
@@ -85,7 +91,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_se
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
@@ -102,7 +108,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l lock-timeou
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s h -l help -d 'Print help'
@@ -117,7 +123,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l lock-timeou
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s h -l help -d 'Print help'
@@ -132,7 +138,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_s
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s h -l help -d 'Print help'
@@ -142,7 +148,13 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_s
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "stuck" -d 'Jobs waiting too long, and in-flight jobs whose lease expired'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "reserve" -d 'Reserve the one job of a publishing intent (the worker\'s first step)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l state -d 'Only jobs in this state (repeatable)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l state -d 'Only jobs in this state (repeatable)' -r -f -a "pending\t''
+in_flight\t''
+uncertain\t''
+accepted\t''
+safe_to_retry\t''
+failed\t''
+conflict\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l destination -d 'Only jobs for this destination' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l tenant -d 'Only jobs of this tenant' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l article -d 'Only jobs of this article (with --tenant: of that tenant)' -r
@@ -161,7 +173,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
@@ -176,7 +188,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
@@ -194,7 +206,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s h -l help -d 'Print help'
@@ -213,7 +225,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s h -l help -d 'Print help'
@@ -234,7 +246,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s h -l help -d 'Print help'
@@ -255,7 +267,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l lock-timeout -
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s h -l help -d 'Print help'
@@ -270,7 +282,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s h -l help -d 'Print help'
@@ -290,7 +302,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_see
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s h -l help -d 'Print help'
@@ -307,7 +319,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_s
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s h -l help -d 'Print help'
@@ -332,7 +344,7 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l no-lookup -d 'Do not consult the destination first (the event records that the lookup was skipped)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s y -l yes -d 'Do not ask; needed to change anything without a terminal'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l dry-run -d 'Show what would happen, change nothing'
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s h -l help -d 'Print help'
@@ -352,7 +364,7 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l no-lookup -d 'Do not consult the destination first (the event records that the lookup was skipped)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s y -l yes -d 'Do not ask; needed to change anything without a terminal'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l dry-run -d 'Show what would happen, change nothing'
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s h -l help -d 'Print help'
@@ -372,7 +384,7 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l no-lookup -d 'Do not consult the destination first (the event records that the lookup was skipped)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s y -l yes -d 'Do not ask; needed to change anything without a terminal'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l dry-run -d 'Show what would happen, change nothing'
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s h -l help -d 'Print help'
@@ -391,7 +403,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s h -l help -d 'Print help'
@@ -413,7 +425,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen
 always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l dry-run -d 'Count what would move, move nothing'
-complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s h -l help -d 'Print help'
@@ -437,7 +449,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l apply -d 'Perform the justified moves (else only print the plan)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s y -l yes -d 'Do not ask before applying; needed without a terminal'
-complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s h -l help -d 'Print help'
@@ -460,7 +472,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l color -d 'W
 always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s f -l follow -d 'Keep printing matching events as they commit, until Ctrl-C; with --since or --cursor, first the ones already there'
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s h -l help -d 'Print help'
@@ -475,7 +487,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l lock-timeo
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s h -l help -d 'Print help'
@@ -496,11 +508,11 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l lock-timeout
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l database-url -d 'Use and migrate this database (it must hold no jobs) instead of a throwaway cluster; DATABASE_URL is ignored here' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -512,7 +524,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l color -d '
 always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l drill -d 'Run the incident walk-through non-interactively, then clean up'
-complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s h -l help -d 'Print help'
@@ -527,7 +539,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not _
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s h -l help -d 'Print help'
@@ -546,7 +558,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fis
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
@@ -565,7 +577,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s y -l yes -d 'Do not ask; needed to change anything without a terminal'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l dry-run -d 'Show what would happen, change nothing'
-complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help'
@@ -583,7 +595,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s y -l yes -d 'Do not ask; needed to change anything without a terminal'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l dry-run -d 'Show what would happen, change nothing'
-complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s q -l quiet -d 'Print nothing on success (errors still go to stderr)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help'

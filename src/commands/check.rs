@@ -17,7 +17,7 @@ use crate::duration::{format_duration, HumanDuration};
 use crate::error::Result;
 use crate::jobs::pause::{self, Pause, Pauses};
 use crate::jobs::query::{self, Health, OutOfOrder};
-use crate::ui::{Render, Ui};
+use crate::ui::{escape, Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -293,20 +293,38 @@ fn report(args: &Args, h: &Health, ooo: Vec<OutOfOrder>, pauses: &Pauses) -> Che
     }
 }
 
+impl CheckReport {
+    /// One line per violation (escaped: names and reasons come from outside).
+    fn violation_lines(&self) -> String {
+        self.violations
+            .iter()
+            .map(|v| escape(&v.message))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// One line per violation, never wrapped: scripts count and grep them (SPEC: "exit 5 with
+/// one line per violated threshold"), and cron mails them as they are.
 impl Render for CheckReport {
     fn table(&self, ui: &Ui) -> String {
         if self.healthy {
             return if ui.verbose > 0 {
-                self.summary.clone()
+                escape(&self.summary)
             } else {
                 String::new()
             };
         }
-        self.violations
-            .iter()
-            .map(|v| v.message.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
+        self.violation_lines()
+    }
+
+    /// A report: silent with `-q` when healthy; its violations then go to stderr.
+    fn output(&self) -> Output {
+        Output::Report
+    }
+
+    fn failure(&self, _ui: &Ui) -> Option<String> {
+        (!self.healthy).then(|| self.violation_lines())
     }
 }
 

@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use clap::Subcommand;
-use comfy_table::{Cell, TableComponent};
 use serde::Serialize;
 use tokio_postgres::GenericClient;
 
@@ -24,7 +23,7 @@ use crate::jobs::model::rfc3339_opt;
 use crate::jobs::pause::{self, DestinationEvent, Pause, Pauses};
 use crate::jobs::query::{self, DestinationLoad};
 use crate::jobs::State;
-use crate::ui::{Render, Ui};
+use crate::ui::{escape, paragraphs, Cell, Column, Fields, Output, Render, Table, Tone, Ui};
 
 #[derive(Debug, Subcommand)]
 #[command(
@@ -196,48 +195,31 @@ fn stamp(t: DateTime<Utc>) -> String {
 }
 
 /// The table of destinations and their pauses. `PAUSED` says `yes`, `no`, or `expired` (a
-/// pause whose end passed, shown to a session that may not record its expiry).
+/// pause whose end passed, shown to a session that may not record its expiry). Names are
+/// typed into the next command: never cut; when space is short SINCE goes first, then who
+/// paused it; the reason is cut before it goes.
 fn pause_table(ui: &Ui, now: DateTime<Utc>, rows: &[DestinationView]) -> String {
-    let mut t = plain_table(ui);
-    t.set_header(vec![
-        "DESTINATION",
-        "PAUSED",
-        "SINCE",
-        "UNTIL",
-        "BY",
-        "REASON",
+    let mut t = Table::new(vec![
+        Column::new("DESTINATION"),
+        Column::new("PAUSED"),
+        Column::new("SINCE").priority(4),
+        Column::new("UNTIL").priority(1),
+        Column::new("BY").truncate(10).priority(3),
+        Column::new("REASON").truncate(24).priority(2),
     ]);
     for d in rows {
         let mut row = vec![Cell::new(&d.name)];
-        if d.paused {
-            let paused = Cell::new("yes");
-            row.push(if ui.color() {
-                paused.fg(comfy_table::Color::Yellow)
-            } else {
-                paused
-            });
+        row.push(if d.paused {
+            Cell::new("yes").tone(Tone::Warn)
         } else if d.expired.is_some() {
-            row.push(Cell::new("expired"));
+            Cell::new("expired")
         } else {
-            row.push(Cell::new("no"));
-        }
+            Cell::new("no")
+        });
         row.extend(pause_cells(now, d));
-        t.add_row(row);
+        t.row(row);
     }
-    // Names are typed into the next command: never wrapped.
-    if let Some(c) = t.column_mut(0) {
-        c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
-    }
-    t.to_string()
-}
-
-fn plain_table(ui: &Ui) -> comfy_table::Table {
-    let mut t = ui.table();
-    t.remove_style(TableComponent::HorizontalLines);
-    t.remove_style(TableComponent::MiddleIntersections);
-    t.remove_style(TableComponent::LeftBorderIntersections);
-    t.remove_style(TableComponent::RightBorderIntersections);
-    t
+    t.render(ui)
 }
 
 /// SINCE, UNTIL, BY, REASON of a destination's pause (empty when not paused).
@@ -264,28 +246,28 @@ fn pause_cells(now: DateTime<Utc>, d: &DestinationView) -> Vec<Cell> {
 
 /// The pauses under `status`: one line a paused destination, who, why, since, until.
 pub(crate) fn paused_table(ui: &Ui, now: DateTime<Utc>, rows: &[DestinationView]) -> String {
-    let mut t = plain_table(ui);
-    t.set_header(vec!["PAUSED", "SINCE", "UNTIL", "BY", "REASON"]);
+    let mut t = Table::new(vec![
+        Column::new("PAUSED"),
+        Column::new("SINCE").priority(4),
+        Column::new("UNTIL").priority(1),
+        Column::new("BY").truncate(10).priority(3),
+        Column::new("REASON").truncate(24).priority(2),
+    ]);
     for d in rows {
-        let name = if d.paused {
-            d.name.clone()
+        let name = Cell::new(&d.name);
+        let mut row = vec![if d.paused {
+            name
         } else {
-            format!("{} (expired)", d.name)
-        };
-        let mut row = vec![Cell::new(name)];
+            name.tail(" (expired)")
+        }];
         row.extend(pause_cells(now, d));
-        t.add_row(row);
+        t.row(row);
     }
-    if let Some(c) = t.column_mut(0) {
-        c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
-    }
-    t.to_string()
+    t.render(ui)
 }
 
-/// How a paused destination's name reads in a table cell.
-pub(crate) fn paused_label(name: &str) -> String {
-    format!("{name} (paused)")
-}
+/// What follows a paused destination's name in a table cell (kept when the name is cut).
+pub(crate) const PAUSED_TAIL: &str = " (paused)";
 
 /// The configured destination names; a broken config file is a warning here, not a failure:
 /// pausing a failing CMS must not wait for someone to fix a TOML file.
@@ -319,6 +301,10 @@ impl Render for DestinationList {
             return "no destinations: none configured, paused, or with open jobs".into();
         }
         pause_table(ui, self.now, &self.destinations)
+    }
+
+    fn output(&self) -> Output {
+        Output::Data
     }
 
     fn jsonl(&self) -> Vec<serde_json::Value> {
@@ -470,33 +456,45 @@ fn waiting(load: &DestinationLoad) -> i64 {
 }
 
 /// The `Now` lines of a consent summary: paused or not, and if so by whom, why, until when.
-fn current_lines(now: DateTime<Utc>, view: &DestinationView) -> Vec<String> {
+fn current_lines(f: &mut Fields, now: DateTime<Utc>, view: &DestinationView) {
     match (&view.paused, &view.expired) {
-        (true, _) => vec![
-            format!(
-                "Now          paused by {} {}: {}",
-                view.actor.as_deref().unwrap_or("?"),
-                view.since.map(|s| ago(now, s)).unwrap_or_default(),
-                view.reason.as_deref().unwrap_or("")
-            ),
-            format!(
-                "Until        {}",
+        (true, _) => {
+            f.text(
+                "Now",
+                format!(
+                    "paused by {} {}: {}",
+                    view.actor.as_deref().unwrap_or("?"),
+                    view.since.map(|s| ago(now, s)).unwrap_or_default(),
+                    view.reason.as_deref().unwrap_or("")
+                ),
+            );
+            f.text(
+                "Until",
                 match view.until {
                     None => "resumed".to_string(),
                     Some(u) => format!("{} ({})", stamp(u), until_text(now, Some(u))),
-                }
-            ),
-        ],
-        (false, Some(p)) => vec![format!(
-            "Now          not paused (the pause by {} ended by itself {})",
-            p.actor,
-            until_text(now, p.until)
-        )],
-        (false, None) => vec!["Now          not paused".into()],
+                },
+            );
+        }
+        (false, Some(p)) => {
+            f.text(
+                "Now",
+                format!(
+                    "not paused (the pause by {} ended by itself {})",
+                    p.actor,
+                    until_text(now, p.until)
+                ),
+            );
+        }
+        (false, None) => {
+            f.text("Now", "not paused");
+        }
     }
 }
 
+/// What a person sees before pausing or resuming, fitted to stderr's width.
 fn consent_summary(
+    ui: &Ui,
     view: &DestinationView,
     load: &DestinationLoad,
     change: &str,
@@ -504,27 +502,27 @@ fn consent_summary(
     reason: &str,
     actor: &str,
 ) -> String {
-    [format!(
-        "Destination  {}{}",
-        view.name,
-        if view.configured {
-            " (configured)"
-        } else {
-            " (not in the config file)"
-        }
-    )]
-    .into_iter()
-    .chain(current_lines(load.now, view))
-    .chain([
-        format!("Open jobs    {}", open_line(load)),
-        format!("In flight    {}", leases_line(load)),
-        format!("Change       {change}"),
-        format!("By           {actor}"),
-        format!("Effect       {effect}"),
-        format!("Reason       {reason}"),
-    ])
-    .collect::<Vec<_>>()
-    .join("\n")
+    let mut f = Fields::new();
+    f.text(
+        "Destination",
+        format!(
+            "{}{}",
+            view.name,
+            if view.configured {
+                " (configured)"
+            } else {
+                " (not in the config file)"
+            }
+        ),
+    );
+    current_lines(&mut f, load.now, view);
+    f.text("Open jobs", open_line(load))
+        .text("In flight", leases_line(load))
+        .text("Change", change)
+        .text("By", actor)
+        .text("Effect", effect)
+        .text("Reason", reason);
+    f.render_at(ui.err_width().map(usize::from), false)
 }
 
 /// Without a terminal and without `--yes`, a change is refused before anything is shown.
@@ -552,8 +550,12 @@ struct ChangeReport {
 }
 
 impl Render for ChangeReport {
-    fn table(&self, _ui: &Ui) -> String {
-        self.text.clone()
+    fn table(&self, ui: &Ui) -> String {
+        paragraphs(&self.text, ui.width().map(usize::from))
+    }
+
+    fn output(&self) -> Output {
+        Output::Report
     }
 }
 
@@ -612,7 +614,7 @@ async fn pause_cmd(ctx: &Context, args: &PauseArgs) -> Result<Exit> {
             }
         );
         ctx.ui.before_prompt(&consent_summary(
-            &view, &load, &change, &effect, reason, &ctx.actor,
+            &ctx.ui, &view, &load, &change, &effect, reason, &ctx.actor,
         ));
         if !ctx.ui.confirm(&format!("Pause destination {name}?"))? {
             return Err(Error::new(
@@ -646,20 +648,24 @@ async fn pause_cmd(ctx: &Context, args: &PauseArgs) -> Result<Exit> {
         (false, "repause") => "changed the pause of",
         (false, _) => "paused",
     };
-    let mut lines = vec![format!("{verb} {name} {end}")];
+    // The report's words are ours; every value from outside in it is escaped.
+    let shown = escape(name);
+    let mut lines = vec![format!("{verb} {shown} {end}")];
     if dry_run {
         lines.push("  proved against the database now (rolled back); nothing changed".to_string());
     } else {
         lines.push(format!(
             "  event {} by {}: {}",
-            paused.event.id, paused.event.actor, p.reason
+            paused.event.id,
+            escape(&paused.event.actor),
+            escape(&p.reason)
         ));
         lines.push("  workers claim none of its jobs".to_string());
     }
     let holders = after
         .leases
         .iter()
-        .map(|l| format!("{}: {}", l.owner, l.jobs))
+        .map(|l| format!("{}: {}", escape(&l.owner), l.jobs))
         .collect::<Vec<_>>()
         .join(", ");
     match in_flight(&after) {
@@ -673,7 +679,7 @@ async fn pause_cmd(ctx: &Context, args: &PauseArgs) -> Result<Exit> {
     }
     if !dry_run {
         lines.push(format!(
-            "  resume: reconctl destination resume {name} --reason TEXT"
+            "  resume: `reconctl destination resume {shown} --reason TEXT`"
         ));
     }
     ctx.ui.emit(&ChangeReport {
@@ -701,19 +707,20 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
         let view = DestinationView::new(name, configured, &pauses);
         if !view.paused {
             // Safe to repeat: nothing to ask about, nothing to record.
+            let shown = escape(name);
             let text = match &view.expired {
                 Some(p) => format!(
-                    "no change: {name} is not paused (the pause by {} ended by itself {})",
-                    p.actor,
+                    "no change: {shown} is not paused (the pause by {} ended by itself {})",
+                    escape(&p.actor),
                     until_text(pauses.now, p.until)
                 ),
                 None => match pauses.recorded.iter().find(|e| e.pause.destination == name) {
                     Some(e) => format!(
-                        "no change: {name} is not paused (the pause by {} ended by itself {}; recorded now)",
-                        e.pause.actor,
+                        "no change: {shown} is not paused (the pause by {} ended by itself {}; recorded now)",
+                        escape(&e.pause.actor),
                         until_text(pauses.now, e.pause.until)
                     ),
-                    None => format!("no change: {name} is not paused"),
+                    None => format!("no change: {shown} is not paused"),
                 },
             };
             ctx.ui.emit(&ChangeReport {
@@ -736,7 +743,7 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
             super::status::thousands(waiting(&load))
         );
         ctx.ui.before_prompt(&consent_summary(
-            &view, &load, "resume", &effect, reason, &ctx.actor,
+            &ctx.ui, &view, &load, "resume", &effect, reason, &ctx.actor,
         ));
         if !ctx.ui.confirm(&format!("Resume destination {name}?"))? {
             return Err(Error::new(
@@ -761,10 +768,11 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
     let Some((ended, event)) = resumed.ended else {
         // Ended between the look and the change: by itself, or by someone else.
         let by_itself = resumed.expired.iter().any(|e| e.pause.destination == name);
+        let shown = escape(name);
         let text = if by_itself {
-            format!("no change: {name} is not paused (its pause ended by itself just now)")
+            format!("no change: {shown} is not paused (its pause ended by itself just now)")
         } else {
-            format!("no change: {name} is not paused (someone resumed it just now)")
+            format!("no change: {shown} is not paused (someone resumed it just now)")
         };
         ctx.ui.emit(&ChangeReport {
             destination: DestinationView::unpaused(name, view.configured),
@@ -779,16 +787,23 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
     } else {
         "resumed"
     };
+    let shown = escape(name);
     let mut lines = vec![
-        format!("{verb} {name} after {}", humane(ended.age(now))),
-        format!("  it was paused by {}: {}", ended.actor, ended.reason),
+        format!("{verb} {shown} after {}", humane(ended.age(now))),
+        format!(
+            "  it was paused by {}: {}",
+            escape(&ended.actor),
+            escape(&ended.reason)
+        ),
     ];
     if dry_run {
         lines.push("  proved against the database now (rolled back); nothing changed".to_string());
     } else {
         lines.push(format!(
             "  event {} by {}: {}",
-            event.id, event.actor, reason
+            event.id,
+            escape(&event.actor),
+            escape(reason)
         ));
         lines.push(format!(
             "  workers claim its jobs again: {} waiting",
@@ -803,7 +818,7 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
         .sum();
     if unsettled > 0 {
         lines.push(format!(
-            "  {} uncertain or in conflict: reconctl reconcile --destination {name}",
+            "  {} uncertain or in conflict: `reconctl reconcile --destination {shown}`",
             super::status::thousands(unsettled)
         ));
     }

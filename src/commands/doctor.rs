@@ -16,7 +16,7 @@ use crate::error::{Code, Result};
 use crate::jobs::{pause, query};
 use crate::migrate::{self, MigrationState};
 use crate::schema::{index_status, server_version};
-use crate::ui::{Render, Ui};
+use crate::ui::{Cell, Column, Note, Output, Render, Table, Tone, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -65,42 +65,63 @@ struct DoctorReport {
     checks: Vec<Check>,
 }
 
-impl Render for DoctorReport {
-    fn table(&self, ui: &Ui) -> String {
-        let mut t = ui.table();
-        t.remove_style(comfy_table::TableComponent::HorizontalLines);
-        t.remove_style(comfy_table::TableComponent::MiddleIntersections);
-        t.remove_style(comfy_table::TableComponent::LeftBorderIntersections);
-        t.remove_style(comfy_table::TableComponent::RightBorderIntersections);
-        t.set_header(vec!["CHECK", "RESULT", "DETAIL"]);
-        for c in &self.checks {
-            let result = if c.ok {
-                comfy_table::Cell::new("ok")
-            } else {
-                let cell = comfy_table::Cell::new("FAIL");
-                if ui.color() {
-                    cell.fg(comfy_table::Color::Red)
-                } else {
-                    cell
-                }
-            };
-            let detail = match &c.hint {
-                Some(h) => format!("{}\nhint: {h}", c.detail),
-                None => c.detail.clone(),
-            };
-            t.add_row(vec![
-                comfy_table::Cell::new(&c.check),
-                result,
-                comfy_table::Cell::new(detail),
-            ]);
-        }
-        let failed = self.checks.iter().filter(|c| !c.ok).count();
-        let verdict = match failed {
+impl DoctorReport {
+    fn verdict(&self) -> String {
+        match self.checks.iter().filter(|c| !c.ok).count() {
             0 => "all checks passed".to_string(),
             1 => "1 check failed".to_string(),
             n => format!("{n} checks failed"),
-        };
-        format!("{t}\n{verdict}")
+        }
+    }
+
+    /// The checks as a table: the detail wrapped in its column, a failure's hint on a line
+    /// of its own under it (its commands never broken).
+    fn checks_table(&self, checks: &[&Check], width: Option<usize>, color: bool) -> String {
+        let mut t = Table::new(vec![
+            Column::new("CHECK"),
+            Column::new("RESULT"),
+            Column::new("DETAIL").wrap(30).priority(1).or_below(),
+        ]);
+        for c in checks {
+            let result = if c.ok {
+                Cell::new("ok").tone(Tone::Good)
+            } else {
+                Cell::new("FAIL").tone(Tone::Bad)
+            };
+            t.row(vec![Cell::new(&c.check), result, Cell::new(&c.detail)]);
+            if let Some(h) = &c.hint {
+                t.note(Note::text(format!("hint: {h}")));
+            }
+        }
+        t.render_at(width, color)
+    }
+}
+
+impl Render for DoctorReport {
+    fn table(&self, ui: &Ui) -> String {
+        let all: Vec<&Check> = self.checks.iter().collect();
+        format!(
+            "{}\n{}",
+            self.checks_table(&all, ui.width().map(usize::from), ui.color()),
+            self.verdict()
+        )
+    }
+
+    fn output(&self) -> Output {
+        Output::Report
+    }
+
+    /// With `-q`: the failed checks, with their hints, on stderr.
+    fn failure(&self, ui: &Ui) -> Option<String> {
+        let failed: Vec<&Check> = self.checks.iter().filter(|c| !c.ok).collect();
+        if failed.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{}\n{}",
+            self.checks_table(&failed, ui.err_width().map(usize::from), false),
+            self.verdict()
+        ))
     }
 }
 

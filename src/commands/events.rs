@@ -27,7 +27,7 @@ use crate::jobs::events::{
     FollowError, Since, Step, TrailEvent, POLL_MIN,
 };
 use crate::jobs::{store, JobRef};
-use crate::ui::{escape, Format, Render, Ui};
+use crate::ui::{escape, Format, Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -305,6 +305,10 @@ impl Render for EventList {
         text
     }
 
+    fn output(&self) -> Output {
+        Output::Data
+    }
+
     fn jsonl(&self) -> Vec<Value> {
         self.events.iter().map(to_value).collect()
     }
@@ -325,6 +329,10 @@ struct Chunk {
 impl Render for Chunk {
     fn table(&self, _ui: &Ui) -> String {
         self.text.clone()
+    }
+
+    fn output(&self) -> Output {
+        Output::Data
     }
 
     fn jsonl(&self) -> Vec<Value> {

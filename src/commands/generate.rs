@@ -8,14 +8,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap_complete::Shell;
-use clap_mangen::roff::{roman, Roff};
+use clap_mangen::roff::{bold, roman, Roff};
 use clap_mangen::Man;
 use serde::Serialize;
 
 use super::Exit;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::ui::{Render, Ui};
+use crate::ui::{Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -47,6 +47,10 @@ struct Generated {
 }
 
 impl Render for Generated {
+    fn output(&self) -> Output {
+        Output::Report
+    }
+
     fn table(&self, _ui: &Ui) -> String {
         format!(
             "wrote {} {} file(s) to {}",
@@ -94,9 +98,31 @@ pub fn completions(root: clap::Command) -> Result<Vec<(String, Vec<u8>)>> {
         let mut cmd = visible_only(&root);
         let mut buf = Vec::new();
         clap_complete::generate(shell, &mut cmd, "reconctl", &mut buf);
+        if shell == Shell::Fish {
+            buf = fish_values_before_a_command(buf)?;
+        }
         out.push((clap_complete::Generator::file_name(&shell, "reconctl"), buf));
     }
     Ok(out)
+}
+
+/// clap_complete's fish script decides whether a command is still to come by parsing the
+/// words so far with `argparse`, which fails on `reconctl -o` (the option still waits for
+/// its value), so fish offers files there instead of `table json jsonl`. Parse again
+/// without that last word.
+fn fish_values_before_a_command(script: Vec<u8>) -> Result<Vec<u8>> {
+    let text = String::from_utf8(script).map_err(|e| Error::bug(format!("fish script: {e}")))?;
+    let parse = "    argparse -s (__fish_reconctl_global_optspecs) -- $cmd 2>/dev/null\n";
+    let old = format!("{parse}    or return\n");
+    let new = format!(
+        "{parse}    or begin\n        # The last word is an option still waiting for its value (`reconctl -o <TAB>`):\n        # decide without it, so the option's values are offered.\n        set -e cmd[-1]\n    {parse}        or return\n    end\n"
+    );
+    if !text.contains(&old) {
+        return Err(Error::bug(
+            "clap_complete's fish script changed: fish_values_before_a_command no longer applies",
+        ));
+    }
+    Ok(text.replacen(&old, &new, 1).into_bytes())
 }
 
 /// A copy of the tree without hidden subcommands (clap_complete would complete them).
@@ -187,13 +213,22 @@ fn man_page(cmd: &clap::Command, parent: Option<&str>) -> Result<Vec<u8>> {
         section(&|w| man.render_subcommands_section(w))?;
     }
     let mut roff = Roff::new();
-    if let Some(text) = cmd.get_after_long_help().or(cmd.get_after_help()) {
-        after_help_sections(&mut roff, &text.to_string());
+    let after = cmd
+        .get_after_long_help()
+        .or(cmd.get_after_help())
+        .map(|t| t.to_string())
+        .unwrap_or_default();
+    // The root page has the whole table of exit codes; a command's own codes replace it.
+    let own_exit_status = after_help_sections(&mut roff, &after, parent.is_some());
+    let name = cmd.get_display_name().unwrap_or(cmd.get_name()).to_string();
+    if parent.is_none() {
+        environment_section(&mut roff);
+        files_section(&mut roff);
     }
-    if let Some(parent) = parent {
-        roff.control("SH", ["SEE ALSO"]);
-        roff.text([roman(format!("{parent}(1)"))]);
+    if !own_exit_status {
+        exit_status_section(&mut roff);
     }
+    see_also_section(&mut roff, cmd, &name, parent);
     page.extend_from_slice(roff.to_roff().as_bytes());
     let page = String::from_utf8(page).map_err(|e| Error::bug(format!("man page: {e}")))?;
     Ok(ascii_roff(&page).into_bytes())
@@ -215,9 +250,11 @@ fn ascii_roff(text: &str) -> String {
 }
 
 /// `Examples:\n  reconctl status\n\nExit codes: 0 done, …` becomes an EXAMPLES section
-/// (lines kept as typed) and an EXIT CODES section. A block without a short `Heading:`
-/// goes under NOTES.
-fn after_help_sections(roff: &mut Roff, text: &str) {
+/// (lines kept as typed) and an EXIT STATUS section. A block without a short `Heading:`
+/// goes under NOTES. Returns whether the text had its own exit codes (left out without
+/// `exit_codes`: the page gets the whole table instead).
+fn after_help_sections(roff: &mut Roff, text: &str, exit_codes: bool) -> bool {
+    let mut exit_status = false;
     for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
         let mut lines = block.lines();
         let first = lines.next().unwrap_or_default();
@@ -229,10 +266,25 @@ fn after_help_sections(roff: &mut Roff, text: &str) {
             }
             _ => ("NOTES".to_string(), first),
         };
+        // man-pages(7) calls it EXIT STATUS.
+        let heading = if heading == "EXIT CODES" {
+            if !exit_codes {
+                continue;
+            }
+            exit_status = true;
+            "EXIT STATUS".to_string()
+        } else {
+            heading
+        };
         roff.control("SH", [heading.as_str()]);
         let lines: Vec<&str> = lines.collect();
         if lines.is_empty() {
-            // One sentence: let it fill the page width.
+            // One sentence: let it fill the page width (a sentence starts with a capital).
+            let mut chars = rest.chars();
+            let rest: String = match chars.next() {
+                Some(c) => c.to_uppercase().chain(chars).collect(),
+                None => String::new(),
+            };
             roff.text([roman(rest)]);
             continue;
         }
@@ -245,4 +297,99 @@ fn after_help_sections(roff: &mut Roff, text: &str) {
         }
         roff.control("fi", []);
     }
+    exit_status
+}
+
+/// A `.TP` list: each name in bold, its meaning under it.
+fn tagged(roff: &mut Roff, items: &[(&str, &str)]) {
+    for (name, meaning) in items {
+        roff.control("TP", []);
+        roff.text([bold(*name)]);
+        roff.text([roman(*meaning)]);
+    }
+}
+
+/// Every variable reconctl reads (a test checks the code reads no other).
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    ("DATABASE_URL", "The database (a postgres:// URL or a key=value string) when --database-url is not given; what it leaves out comes from the PG* variables below, as psql takes it. Ignored by reconctl sandbox. Empty counts as unset, as for every variable here."),
+    ("RECONCTL_CONFIG", "The config file (the destinations) when --config is not given."),
+    ("RECONCTL_ACTOR", "Who is acting, recorded in every event, when --actor is not given."),
+    ("RECONCTL_READ_ONLY", "1 (true, yes, on) opens every session read-only, as --read-only does; 0 (false, no, off) does not."),
+    ("NO_COLOR", "Set and not empty: no color with --color auto."),
+    ("COLUMNS", "The width tables are fitted to (down to 60 columns); else the terminal's; in a pipe without it nothing is cut."),
+    ("XDG_CONFIG_HOME", "The default config file is $XDG_CONFIG_HOME/reconctl/config.toml (else ~/.config/reconctl/config.toml) when it exists."),
+    ("HOME", "The home directory, for ~/.config, ~/.pgpass, ~/.pg_service.conf and ~/.postgresql/ (else the password database's)."),
+    ("USER, LOGNAME", "The OS user in the default actor, USER@host (else the password database's user); HOSTNAME, when set, is the host."),
+    ("PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGUSER", "Where to connect and as whom, for every field the URL leaves out (libpq's defaults: the Unix socket in /var/run/postgresql or /tmp, port 5432, the OS user, database = user)."),
+    ("PGPASSWORD, PGPASSFILE", "The password, else the password file (default ~/.pgpass; refused unless mode 0600 or stricter)."),
+    ("PGSERVICE, PGSERVICEFILE, PGSYSCONFDIR", "A connection service by name, from PGSERVICEFILE (default ~/.pg_service.conf), then PGSYSCONFDIR/pg_service.conf."),
+    ("PGOPTIONS, PGAPPNAME, PGCONNECT_TIMEOUT, PGTARGETSESSIONATTRS, PGCLIENTENCODING", "Session options, the application name (default: reconctl and the command), the connect timeout per host (default 5s), which server of a list to use, the client encoding."),
+    ("PGSSLMODE, PGREQUIRESSL, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY, PGSSLCRL, PGSSLCRLDIR, PGSSLSNI, PGSSLCERTMODE, PGSSLNEGOTIATION, PGSSLCOMPRESSION, PGSSLMINPROTOCOLVERSION, PGSSLMAXPROTOCOLVERSION, PGCHANNELBINDING, PGREQUIREAUTH, PGREQUIREPEER", "TLS and authentication as libpq reads them (PGSSLMODE allow and prefer included; the root certificate defaults to ~/.postgresql/root.crt)."),
+    ("PGGSSENCMODE, PGGSSDELEGATION, PGKRBSRVNAME, PGGSSLIB, PGLOADBALANCEHOSTS", "Read as libpq reads them; GSSAPI is not supported (gssencmode=require is refused)."),
+    ("PG_BIN", "reconctl sandbox: the directory holding initdb and pg_ctl (else pg_config --bindir, /usr/lib/postgresql/*/bin, then PATH)."),
+    ("PATH", "Where reconctl sandbox looks for pg_config, initdb and pg_ctl."),
+    ("token_env of each destination", "The variable a destination's token_env names holds its bearer token (never printed, never in the config file)."),
+];
+
+fn environment_section(roff: &mut Roff) {
+    roff.control("SH", ["ENVIRONMENT"]);
+    tagged(roff, ENVIRONMENT);
+}
+
+fn files_section(roff: &mut Roff) {
+    roff.control("SH", ["FILES"]);
+    tagged(
+        roff,
+        &[
+            ("$XDG_CONFIG_HOME/reconctl/config.toml", "The config file when neither --config nor RECONCTL_CONFIG names one (~/.config/reconctl/config.toml without XDG_CONFIG_HOME): the destinations. A token never goes here: token_env names the variable holding it."),
+            ("~/.pgpass", "Passwords, as psql reads them (PGPASSFILE names another); mode 0600 or stricter."),
+            ("~/.pg_service.conf", "Connection services (PGSERVICEFILE names another); then the system file, $PGSYSCONFDIR/pg_service.conf (Debian: /etc/postgresql-common/pg_service.conf)."),
+            ("~/.postgresql/root.crt", "The certificates the server's is checked against (sslrootcert, PGSSLROOTCERT); ~/.postgresql/root.crl the revoked ones."),
+            ("~/.postgresql/postgresql.crt, ~/.postgresql/postgresql.key", "The client certificate and its key, when they exist (the key readable by its owner only)."),
+        ],
+    );
+}
+
+/// SPEC §5's exit codes.
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "Done (also: no change, and a closed pipe such as reconctl jobs list | head)."),
+    ("1", "Runtime failure: the database, a destination, a file."),
+    ("2", "Usage or invalid input; a change declined at the prompt, or refused for lack of --yes without a terminal."),
+    ("3", "Conflict: the guard matched no row (someone moved the job first), a payload conflict, or the destination contradicts the requested mark."),
+    ("4", "No such job."),
+    ("5", "Attention: check found problems; reconcile left jobs in conflict or unknown (5 wins over 6)."),
+    ("6", "Busy: a lock or statement timeout fired; what it stopped did not change; safe to run again."),
+];
+
+fn exit_status_section(roff: &mut Roff) {
+    roff.control("SH", ["EXIT STATUS"]);
+    tagged(roff, EXIT_STATUS);
+}
+
+/// The parent page, the subcommands' pages, and the outside pages this one relates to.
+fn see_also_section(roff: &mut Roff, cmd: &clap::Command, name: &str, parent: Option<&str>) {
+    let mut refs: Vec<String> = Vec::new();
+    if let Some(parent) = parent {
+        refs.push(format!("{parent}(1)"));
+    }
+    refs.extend(
+        cmd.get_subcommands()
+            .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+            .map(|s| format!("{name}-{}(1)", s.get_name())),
+    );
+    if parent.is_none() {
+        refs.push("psql(1)".into());
+    }
+    if parent.is_none()
+        || [
+            "reconctl-check",
+            "reconctl-sweep-leases",
+            "reconctl-metrics",
+        ]
+        .contains(&name)
+    {
+        refs.push("crontab(5)".into());
+    }
+    roff.control("SH", ["SEE ALSO"]);
+    roff.text([roman(refs.join(", "))]);
 }

@@ -28,7 +28,7 @@ use crate::error::Result;
 use crate::jobs::pause::{self, Pauses};
 use crate::jobs::query::{self, Overview};
 use crate::jobs::State;
-use crate::ui::{Render, Ui};
+use crate::ui::{Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -71,6 +71,10 @@ fn number(v: f64) -> String {
 }
 
 impl Render for Metrics {
+    fn output(&self) -> Output {
+        Output::Data
+    }
+
     fn table(&self, _ui: &Ui) -> String {
         let mut out = String::new();
         for f in &self.families {

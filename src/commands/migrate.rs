@@ -11,7 +11,7 @@ use super::Exit;
 use crate::context::Context;
 use crate::error::{Code, Error, Result};
 use crate::migrate::{self, MigrationState, MigrationStatus, ServerSide};
-use crate::ui::{Render, Ui};
+use crate::ui::{Cell, Column, Output, Render, Table, Tone, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -45,17 +45,31 @@ struct StatusReport {
 
 impl Render for StatusReport {
     fn table(&self, ui: &Ui) -> String {
-        let mut t = ui.table();
-        t.set_header(["version", "name", "state", "applied on"]);
+        let mut t = Table::new(vec![
+            Column::new("VERSION").right(),
+            Column::new("NAME").truncate(16).priority(1),
+            Column::new("STATE"),
+            Column::new("APPLIED ON").truncate(20).priority(2),
+        ]);
         for m in &self.migrations {
-            t.add_row([
-                m.version.to_string(),
-                m.name.clone(),
-                state_name(&m.state).to_string(),
-                m.applied_on.clone().unwrap_or_default(),
+            let state = state_name(&m.state);
+            let tone = match m.state {
+                MigrationState::Applied => Tone::Good,
+                MigrationState::Pending => Tone::Warn,
+                MigrationState::Divergent | MigrationState::Missing => Tone::Bad,
+            };
+            t.row(vec![
+                Cell::new(m.version.to_string()),
+                Cell::new(&m.name),
+                Cell::new(state).tone(tone),
+                Cell::new(m.applied_on.clone().unwrap_or_default()),
             ]);
         }
-        t.to_string()
+        t.render(ui)
+    }
+
+    fn output(&self) -> Output {
+        Output::Data
     }
 
     fn jsonl(&self) -> Vec<serde_json::Value> {
@@ -93,6 +107,10 @@ struct MigrateReport {
 }
 
 impl Render for MigrateReport {
+    fn output(&self) -> Output {
+        Output::Report
+    }
+
     fn table(&self, _ui: &Ui) -> String {
         let list = if self.dry_run {
             &self.pending

@@ -6,7 +6,7 @@ use super::Exit;
 use crate::context::Context;
 use crate::error::Result;
 use crate::jobs::BusinessKey;
-use crate::ui::{Render, Ui};
+use crate::ui::{Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -29,6 +29,10 @@ struct RefReport {
 }
 
 impl Render for RefReport {
+    fn output(&self) -> Output {
+        Output::Data
+    }
+
     fn table(&self, _ui: &Ui) -> String {
         self.external_ref.clone()
     }

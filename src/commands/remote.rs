@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::jobs::{query, JobRef};
 use crate::remote::{Expect, Lookup, Verdict};
-use crate::ui::{escape, Render, Ui};
+use crate::ui::{escape, paragraphs, Fields, Output, Render, Ui};
 
 #[derive(Debug, Subcommand)]
 pub enum RemoteCommand {
@@ -119,7 +119,7 @@ fn normalise_hash(h: &str) -> Result<String> {
 }
 
 impl Render for Lookup {
-    fn table(&self, _ui: &Ui) -> String {
+    fn table(&self, ui: &Ui) -> String {
         // Everything the destination sent is escaped: an id can hold a terminal escape.
         let matches = if self.matches.is_empty() {
             "none".to_string()
@@ -155,20 +155,35 @@ impl Render for Lookup {
             ),
             None => "not checked".to_string(),
         };
-        let reason = escape(&self.reason);
-        [
-            ("destination", escape(&self.destination)),
-            ("external_ref", escape(&self.external_ref)),
-            ("outcome", self.outcome.as_str().to_string()),
-            ("matches", matches),
-            ("content", content.to_string()),
-            ("controls", escape(&controls)),
-            ("verdict", verdict.to_string()),
-            ("reason", reason),
-        ]
-        .iter()
-        .map(|(k, v)| format!("{k:<13} {v}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+        let mut f = Fields::new();
+        f.token("destination", self.destination.as_str())
+            .token("external_ref", self.external_ref.as_str())
+            .token("outcome", self.outcome.as_str())
+            .text("matches", matches)
+            .text("content", content)
+            .text("controls", controls)
+            .text("verdict", verdict)
+            .text("reason", self.reason.as_str());
+        f.render(ui)
+    }
+
+    fn output(&self) -> Output {
+        Output::Data
+    }
+
+    /// No definite answer (exit 1): the verdict and why, on stderr with `-q`.
+    fn failure(&self, ui: &Ui) -> Option<String> {
+        (!self.verdict.is_definite()).then(|| {
+            paragraphs(
+                &format!(
+                    "lookup of {} at {}: verdict {}: {}",
+                    escape(&self.external_ref),
+                    escape(&self.destination),
+                    self.verdict.as_str(),
+                    escape(&self.reason)
+                ),
+                ui.err_width().map(usize::from),
+            )
+        })
     }
 }

@@ -10,7 +10,7 @@ use super::Exit;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::sandbox::{drill, Sandbox, Seeded, DESTINATION, SETTLE_AFTER};
-use crate::ui::{Render, Ui};
+use crate::ui::{Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -25,6 +25,12 @@ pub struct Args {
     /// Run the incident walk-through non-interactively, then clean up
     #[arg(long)]
     pub drill: bool,
+    /// Use and migrate this database (it must hold no jobs) instead of a throwaway cluster; DATABASE_URL is ignored here
+    // The global flag's own help names DATABASE_URL, which the sandbox never reads: the same
+    // argument id here takes its place on this command (clap does not propagate a global
+    // argument to a command that has one of that id).
+    #[arg(long, value_name = "URL", help_heading = "Global options")]
+    pub database_url: Option<String>,
 }
 
 /// `--database-url` when it was typed on the command line (not filled from DATABASE_URL).
@@ -64,7 +70,10 @@ impl StopSignals {
 }
 
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
-    let given = explicit_database_url(ctx);
+    let given = args
+        .database_url
+        .clone()
+        .or_else(|| explicit_database_url(ctx));
     // Listen for signals before anything is set up, so Ctrl-C during setup also cleans up
     // (dropping the setup future drops, and so stops and removes, what it has started).
     let mut signals = StopSignals::install()?;
@@ -121,7 +130,9 @@ async fn wait_for_stop(
 }
 
 async fn run_drill(ctx: &Context, sandbox: &Sandbox) -> Result<Exit> {
-    let live = !ctx.ui.is_json();
+    // Step by step on a terminal or in a log; nothing with -q unless it fails (the failure
+    // is the error, on stderr) and nothing but the document with -o json.
+    let live = !ctx.ui.is_json() && !ctx.ui.quiet;
     if live {
         ctx.ui.out(&Ready::new(sandbox).jobs_text())?;
     }
@@ -166,6 +177,9 @@ async fn run_drill(ctx: &Context, sandbox: &Sandbox) -> Result<Exit> {
 #[derive(Debug, Serialize)]
 struct Ready {
     env: Env,
+    /// The URL had a password, left out of `env` (and of everything printed).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    password_omitted: bool,
     dir: String,
     data_dir: Option<String>,
     destination: Destination,
@@ -189,9 +203,13 @@ struct Destination {
 
 impl Ready {
     fn new(s: &Sandbox) -> Ready {
+        // A password typed into --database-url is never printed (SPEC §4: secrets only come
+        // from the environment): the export line names the rest of the URL.
+        let (url, password_omitted) = without_password(&s.database_url);
         Ready {
+            password_omitted,
             env: Env {
-                DATABASE_URL: s.database_url.clone(),
+                DATABASE_URL: url,
                 RECONCTL_CONFIG: s.config_path.display().to_string(),
             },
             dir: s.dir.path().display().to_string(),
@@ -252,16 +270,123 @@ impl Render for Ready {
             self.env.DATABASE_URL
         ));
         out.push_str(&format!(
-            "  export RECONCTL_CONFIG='{}'\n\n",
+            "  export RECONCTL_CONFIG='{}'\n",
             self.env.RECONCTL_CONFIG
         ));
-        out.push_str("Then try:\n");
+        if self.password_omitted {
+            out.push_str(
+                "  # the password given in --database-url is not shown: set PGPASSWORD too, or put it in ~/.pgpass\n",
+            );
+        }
+        out.push_str("\nThen try:\n");
         for n in &self.next {
             out.push_str(&format!("  {n}\n"));
         }
+        out.push_str(&format!(
+            "\nThe last one, `reconctl check`, exits 5 even after the reconcile: the sandbox planted an\n\
+             out-of-order publication ({} revision 1 accepted after revision 2), which no\n\
+             reconcile undoes and which check reports for a person to look at. Exit 5 is how\n\
+             cron and alerting learn that someone should look.\n",
+            self.jobs.out_of_order
+        ));
         out.push_str(&format!("\nEverything lives in {}", self.dir));
         out
     }
+
+    /// How to reach the sandbox: what the command exists to print.
+    fn output(&self) -> Output {
+        Output::Data
+    }
+}
+
+/// `url` without a password (in the user info of a URL, a `password=` query parameter, or a
+/// `password=` pair of a key=value string), and whether there was one.
+fn without_password(url: &str) -> (String, bool) {
+    let t = url.trim();
+    if let Some(scheme_end) = ["postgresql://", "postgres://"]
+        .iter()
+        .find(|s| t.starts_with(*s))
+        .map(|s| s.len())
+    {
+        let (head, rest) = t.split_at(scheme_end);
+        let mut omitted = false;
+        // As libpq reads it: the user info ends at the first `@` before any `/`.
+        let rest = match rest.find(['@', '/']) {
+            Some(i) if rest.as_bytes()[i] == b'@' => {
+                let (info, tail) = rest.split_at(i);
+                match info.split_once(':') {
+                    Some((user, _)) => {
+                        omitted = true;
+                        format!("{user}{tail}")
+                    }
+                    None => rest.to_string(),
+                }
+            }
+            _ => rest.to_string(),
+        };
+        let rest = match rest.split_once('?') {
+            Some((base, query)) => {
+                let kept: Vec<&str> = query
+                    .split('&')
+                    .filter(|p| {
+                        let secret = p.split('=').next() == Some("password");
+                        omitted |= secret;
+                        !secret
+                    })
+                    .collect();
+                if kept.is_empty() {
+                    base.to_string()
+                } else {
+                    format!("{base}?{}", kept.join("&"))
+                }
+            }
+            None => rest,
+        };
+        return (format!("{head}{rest}"), omitted);
+    }
+    // key=value pairs: drop `password = value` (a value may be quoted, with \' inside).
+    let mut out = String::new();
+    let mut omitted = false;
+    let mut rest = t;
+    while !rest.is_empty() {
+        let pair_start = rest.len() - rest.trim_start().len();
+        let body = &rest[pair_start..];
+        let key_end = body
+            .find(|c: char| c == '=' || c.is_whitespace())
+            .unwrap_or(body.len());
+        let key = &body[..key_end];
+        let after_key = body[key_end..].trim_start();
+        let Some(value) = after_key.strip_prefix('=') else {
+            out.push_str(rest);
+            break;
+        };
+        let value = value.trim_start();
+        let value_len = if let Some(quoted) = value.strip_prefix('\'') {
+            let mut escaped = false;
+            let mut end = quoted.len();
+            for (i, c) in quoted.char_indices() {
+                match c {
+                    '\\' if !escaped => escaped = true,
+                    '\'' if !escaped => {
+                        end = i + 1;
+                        break;
+                    }
+                    _ => escaped = false,
+                }
+            }
+            1 + end
+        } else {
+            value.find(char::is_whitespace).unwrap_or(value.len())
+        };
+        let consumed = rest.len() - value.len() + value_len;
+        if key == "password" {
+            omitted = true;
+        } else {
+            out.push_str(&rest[..consumed]);
+        }
+        rest = &rest[consumed..];
+    }
+    (out.trim().to_string(), omitted)
 }
 
 /// The drill's result: `-o json` gets every step with its output.
@@ -275,6 +400,10 @@ struct DrillReport {
 }
 
 impl Render for DrillReport {
+    fn output(&self) -> Output {
+        Output::Report
+    }
+
     fn table(&self, _ui: &Ui) -> String {
         let o = &self.outcome;
         format!(
@@ -284,5 +413,43 @@ impl Render for DrillReport {
             o.uncertain_after,
             o.settleable_after
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_password;
+
+    #[test]
+    fn a_password_is_never_printed() {
+        let cases = [
+            (
+                "postgresql://alice:p%40ss@db:5432/x",
+                "postgresql://alice@db:5432/x",
+                true,
+            ),
+            ("postgres://alice@db/x", "postgres://alice@db/x", false),
+            (
+                "postgresql://db/x?user=a&password=s3&sslmode=disable",
+                "postgresql://db/x?user=a&sslmode=disable",
+                true,
+            ),
+            (
+                "postgresql://a:b@db/x?password=s3",
+                "postgresql://a@db/x",
+                true,
+            ),
+            ("postgresql://db/x:y@z", "postgresql://db/x:y@z", false),
+            ("host=db password=s3 dbname=x", "host=db dbname=x", true),
+            (
+                "host=db password = 'it\\'s x' dbname=x",
+                "host=db dbname=x",
+                true,
+            ),
+            ("host=db dbname=x", "host=db dbname=x", false),
+        ];
+        for (url, want, omitted) in cases {
+            assert_eq!(without_password(url), (want.to_string(), omitted), "{url}");
+        }
     }
 }

@@ -5,10 +5,9 @@
 //! means reading every row (see `jobs::query::overview`).
 
 use chrono::{DateTime, Utc};
-use comfy_table::{Cell, CellAlignment, TableComponent};
 use serde::Serialize;
 
-use super::destination::{paused_label, paused_table, DestinationView};
+use super::destination::{paused_table, DestinationView, PAUSED_TAIL};
 use super::Exit;
 use crate::context::Context;
 use crate::duration::format_duration;
@@ -17,7 +16,7 @@ use crate::jobs::model::{rfc3339, rfc3339_opt};
 use crate::jobs::pause::{self, Pauses};
 use crate::jobs::query::{self, Overview};
 use crate::jobs::State;
-use crate::ui::{Render, Ui};
+use crate::ui::{paragraphs, Cell, Column, Output, Render, Table, Tone, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -165,12 +164,25 @@ fn age(secs: i64) -> String {
 
 impl Render for StatusReport {
     fn table(&self, ui: &Ui) -> String {
-        let mut t = ui.table();
-        t.remove_style(TableComponent::HorizontalLines);
-        t.remove_style(TableComponent::MiddleIntersections);
-        t.remove_style(TableComponent::LeftBorderIntersections);
-        t.remove_style(TableComponent::RightBorderIntersections);
-        t.set_header(vec!["STATE", "DESTINATION", "JOBS", "OLDEST"]);
+        self.render_table(ui)
+    }
+
+    fn output(&self) -> Output {
+        Output::Data
+    }
+}
+
+impl StatusReport {
+    /// The counts table (a state's destinations under it, `(all)` first when there are
+    /// several), the estimate's note, and the pauses in force. Built from the report alone,
+    /// so a live view can redraw it.
+    fn render_table(&self, ui: &Ui) -> String {
+        let mut t = Table::new(vec![
+            Column::new("STATE"),
+            Column::new("DESTINATION").truncate(14).priority(1),
+            Column::new("JOBS").right(),
+            Column::new("OLDEST").priority(2),
+        ]);
         let mut estimated = false;
         for s in &self.states {
             if s.state == State::Accepted {
@@ -182,10 +194,10 @@ impl Render for StatusReport {
                     (Some(n), false) => (thousands(n), ""),
                     (None, _) => ("unknown".to_string(), "not analyzed yet"),
                 };
-                t.add_row(vec![
-                    ui.state_cell(s.state),
+                t.row(vec![
+                    Cell::state(s.state),
                     Cell::new("(all)"),
-                    Cell::new(count).set_alignment(CellAlignment::Right),
+                    Cell::new(count),
                     Cell::new(note),
                 ]);
                 continue;
@@ -193,30 +205,30 @@ impl Render for StatusReport {
             let count = s.count.unwrap_or(0);
             let oldest = s.oldest_age_seconds.map(age).unwrap_or_default();
             match s.destinations.as_slice() {
-                [] => t.add_row(vec![
-                    ui.state_cell(s.state),
-                    Cell::new(""),
-                    Cell::new("0").set_alignment(CellAlignment::Right),
-                    Cell::new(""),
+                [] => t.row(vec![
+                    Cell::state(s.state),
+                    Cell::empty(),
+                    Cell::new("0"),
+                    Cell::empty(),
                 ]),
-                [d] => t.add_row(vec![
-                    ui.state_cell(s.state),
-                    Cell::new(d.label()),
-                    Cell::new(thousands(d.count)).set_alignment(CellAlignment::Right),
+                [d] => t.row(vec![
+                    Cell::state(s.state),
+                    d.cell(),
+                    Cell::new(thousands(d.count)),
                     Cell::new(oldest),
                 ]),
                 many => {
-                    t.add_row(vec![
-                        ui.state_cell(s.state),
+                    t.row(vec![
+                        Cell::state(s.state),
                         Cell::new("(all)"),
-                        Cell::new(thousands(count)).set_alignment(CellAlignment::Right),
+                        Cell::new(thousands(count)),
                         Cell::new(oldest),
                     ]);
                     for d in many {
-                        t.add_row(vec![
-                            Cell::new(""),
-                            Cell::new(d.label()),
-                            Cell::new(thousands(d.count)).set_alignment(CellAlignment::Right),
+                        t.row(vec![
+                            Cell::empty(),
+                            d.cell(),
+                            Cell::new(thousands(d.count)),
                             Cell::new(age(d.oldest_age_seconds)),
                         ]);
                     }
@@ -224,14 +236,16 @@ impl Render for StatusReport {
                 }
             };
         }
-        let mut text = t.to_string();
+        let mut text = t.render(ui);
         if estimated {
-            text.push_str(
-                "\n≈ estimated from the planner's statistics (exact counts would read every accepted row)",
-            );
+            text.push('\n');
+            text.push_str(&paragraphs(
+                "≈ estimated from the planner's statistics (exact counts would read every accepted row)",
+                ui.width().map(usize::from),
+            ));
         }
         if !self.pause_rows.is_empty() {
-            text.push('\n');
+            text.push_str("\n\n");
             text.push_str(&paused_table(ui, self.pauses_now, &self.pause_rows));
         }
         text
@@ -239,12 +253,14 @@ impl Render for StatusReport {
 }
 
 impl DestinationStatus {
-    /// `cms-a (paused)` for a paused destination.
-    fn label(&self) -> String {
+    /// The destination's cell: `cms-a (paused)` for a paused one, the mark kept when the
+    /// name is cut.
+    fn cell(&self) -> Cell {
+        let cell = Cell::new(&self.destination);
         if self.paused {
-            paused_label(&self.destination)
+            cell.tail(PAUSED_TAIL).tone(Tone::Warn)
         } else {
-            self.destination.clone()
+            cell
         }
     }
 }

@@ -8,7 +8,7 @@ use crate::duration::{format_duration, HumanDuration};
 use crate::error::Result;
 use crate::jobs::sweep::{sweep_with_progress, StoppedBy, SweepOptions, SweepReport};
 use crate::jobs::Action;
-use crate::ui::{Render, Ui};
+use crate::ui::{paragraphs, Cell, Column, Output, Render, Table, Ui};
 
 #[derive(Debug, Subcommand)]
 pub enum SweepCommand {
@@ -69,10 +69,13 @@ async fn leases(ctx: &Context, args: &LeasesArgs) -> Result<Exit> {
         resolve_with: Some(ctx.target()?.clone()),
     };
     let db = ctx.db().await?;
-    let pb = ctx.ui.progress("sweeping", None);
+    // A sweep is usually over in a moment: the bar only for one that is not.
+    let pb = ctx
+        .ui
+        .progress_after("sweeping", None, std::time::Duration::from_secs(1));
     let report = sweep_with_progress(&**db, &opts, |r| {
         pb.set_message(format!(
-            "{} {} → {}, {} → {}, {} skipped",
+            "sweeping ({} {} → {}, {} → {}, {} skipped), examined",
             if r.dry_run { "would move" } else { "moved" },
             r.to_pending,
             Action::SweepUnsent.to(),
@@ -80,6 +83,7 @@ async fn leases(ctx: &Context, args: &LeasesArgs) -> Result<Exit> {
             Action::SweepSent.to(),
             r.skipped
         ));
+        pb.set_position(r.examined);
         pb.tick();
     })
     .await;
@@ -89,7 +93,8 @@ async fn leases(ctx: &Context, args: &LeasesArgs) -> Result<Exit> {
 }
 
 impl Render for SweepReport {
-    fn table(&self, _ui: &Ui) -> String {
+    fn table(&self, ui: &Ui) -> String {
+        let width = ui.width().map(usize::from);
         let batches = if self.batches == 1 {
             "batch"
         } else {
@@ -99,7 +104,7 @@ impl Render for SweepReport {
         if self.examined == 0 {
             return format!("no expired leases to sweep ({elapsed})");
         }
-        let mut out = if self.dry_run {
+        let summary = if self.dry_run {
             format!(
                 "dry run: would move {} expired leases ({} {batches}, {elapsed}); nothing changed",
                 self.moved(),
@@ -112,6 +117,12 @@ impl Render for SweepReport {
                 self.batches
             )
         };
+        let mut t = Table::new(vec![
+            Column::new(""),
+            Column::new("").right(),
+            Column::new("").truncate(24).priority(1),
+        ])
+        .without_header();
         let to_pending = format!("→ {}", Action::SweepUnsent.to());
         let to_uncertain = format!("→ {}", Action::SweepSent.to());
         let rows = [
@@ -133,8 +144,15 @@ impl Render for SweepReport {
             ),
         ];
         for (label, n, why) in rows {
-            out.push_str(&format!("\n  {label:<18}{n:>8}  {why}"));
+            t.row(vec![
+                Cell::new(format!("  {label}")),
+                Cell::new(n.to_string()),
+                Cell::new(why),
+            ]);
         }
+        let mut out = paragraphs(&summary, width);
+        out.push('\n');
+        out.push_str(&t.render(ui));
         match self.stopped_by {
             StoppedBy::Done => {}
             StoppedBy::Limit => out.push_str("\nstopped at --limit; expired leases may remain"),
@@ -143,5 +161,9 @@ impl Render for SweepReport {
             }
         }
         out
+    }
+
+    fn output(&self) -> Output {
+        Output::Report
     }
 }

@@ -36,6 +36,17 @@ impl State {
         State::Conflict,
     ];
 
+    /// The names, as `as_str` writes them (for help texts and completions).
+    pub const NAMES: [&'static str; 7] = [
+        "pending",
+        "in_flight",
+        "uncertain",
+        "accepted",
+        "safe_to_retry",
+        "failed",
+        "conflict",
+    ];
+
     /// Actionable first: what an operator looks at during an incident comes first.
     pub const BY_URGENCY: [State; 7] = [
         State::Uncertain,
@@ -469,6 +480,11 @@ pub fn allowed(from: State, to: State) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_names_completions_offer_are_the_states() {
+        assert_eq!(State::NAMES, State::ALL.map(State::as_str));
+    }
 
     #[test]
     fn states_round_trip_through_text() {

@@ -84,6 +84,51 @@ impl std::fmt::Display for JobRef {
     }
 }
 
+/// How many characters of its text form tell `id` apart from `other` (at least
+/// [`MIN_PREFIX`], never ending in a dash: a prefix every JOB argument takes).
+pub fn prefix_len(id: &Uuid, other: &Uuid) -> usize {
+    const DASHES: [usize; 4] = [8, 13, 18, 23];
+    if id == other {
+        return MIN_PREFIX;
+    }
+    let (a, b) = (id.to_string(), other.to_string());
+    let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let mut len = (common + 1).max(MIN_PREFIX);
+    while len < 36 && DASHES.contains(&(len - 1)) {
+        len += 1;
+    }
+    len.min(36)
+}
+
+/// The prefix length that makes each of `ids` unique in the whole table, not only among
+/// themselves: what a table shortens ids to, so any id it prints, typed back as a JOB, names
+/// that job (until a job with the same first digits is created). Two index probes per id:
+/// its neighbours in the primary key's order are the ids sharing the most digits with it.
+pub async fn unique_prefix_len<C: GenericClient>(client: &C, ids: &[Uuid]) -> Result<usize> {
+    if ids.is_empty() {
+        return Ok(MIN_PREFIX);
+    }
+    let rows = client
+        .query(
+            "SELECT j.id,
+                    (SELECT p.id FROM publication_jobs p WHERE p.id < j.id ORDER BY p.id DESC LIMIT 1),
+                    (SELECT p.id FROM publication_jobs p WHERE p.id > j.id ORDER BY p.id LIMIT 1)
+             FROM unnest($1::uuid[]) AS j(id)",
+            &[&ids],
+        )
+        .await?;
+    let mut len = MIN_PREFIX;
+    for r in rows {
+        let id: Uuid = r.try_get(0)?;
+        for k in [1, 2] {
+            if let Some(n) = r.try_get::<_, Option<Uuid>>(k)? {
+                len = len.max(prefix_len(&id, &n));
+            }
+        }
+    }
+    Ok(len)
+}
+
 /// How many candidates an ambiguous prefix names in its error.
 const CANDIDATES: i64 = 5;
 

@@ -3,17 +3,21 @@
 //! ends the command quietly with success.
 
 use std::io::{self, IsTerminal, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{Error, Kind, Result};
-use crate::jobs::State;
 
 mod stream;
+pub mod table;
+pub mod text;
 
 pub use stream::Stream;
+pub use table::{Cell, Column, Note, Table, Tone};
+pub use text::{paragraphs, Fields};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
 pub enum Format {
@@ -31,10 +35,31 @@ pub enum ColorChoice {
     Never,
 }
 
+/// What a command's result is to `-q` (SPEC §5: "-q prints nothing when a command
+/// succeeds; data a command exists to print is never suppressed").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// What the command exists to print (`jobs list`, `status`, `metrics`, `ref`, a lookup):
+    /// printed with `-q` too.
+    Data,
+    /// The account of an action (a sweep's counts, a mark's move, a healthy check): nothing
+    /// with `-q` when it succeeded.
+    Report,
+}
+
 /// Something a command hands to the UI: a JSON shape (its `Serialize`) and a table for people.
 pub trait Render: Serialize {
     /// The text `-o table` prints (without a trailing newline).
     fn table(&self, ui: &Ui) -> String;
+
+    /// Data or the report of an action: whether `-q` silences it. Every result says which.
+    fn output(&self) -> Output;
+
+    /// When the command exits non-zero with this result: why, for stderr. Printed there with
+    /// `-q` (whatever the format), because cron mails stderr and a failure must say why.
+    fn failure(&self, _ui: &Ui) -> Option<String> {
+        None
+    }
 
     /// The objects `-o jsonl` prints, one a line. Lists override this to print one item a line.
     fn jsonl(&self) -> Vec<Value> {
@@ -52,6 +77,45 @@ pub struct Ui {
     stdin_tty: bool,
     stderr_tty: bool,
     width: Option<u16>,
+    err_width: Option<u16>,
+}
+
+/// A progress bar shown after a delay ([`Ui::progress_after`]); cleared when dropped.
+pub struct Progress {
+    pb: indicatif::ProgressBar,
+    /// Set once finished, under the lock the delayed reveal takes: a bar is never drawn
+    /// after it was cleared.
+    done: Arc<Mutex<bool>>,
+}
+
+impl Progress {
+    pub fn set_message(&self, msg: String) {
+        self.pb.set_message(msg);
+    }
+
+    pub fn tick(&self) {
+        self.pb.tick();
+    }
+
+    pub fn inc(&self, n: u64) {
+        self.pb.inc(n);
+    }
+
+    pub fn set_position(&self, n: u64) {
+        self.pb.set_position(n);
+    }
+
+    pub fn finish_and_clear(&self) {
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        *done = true;
+        self.pb.finish_and_clear();
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.finish_and_clear();
+    }
 }
 
 fn write_err(e: io::Error) -> Error {
@@ -71,11 +135,9 @@ impl Ui {
             ColorChoice::Never => false,
             ColorChoice::Auto => stdout_tty && !no_color,
         };
-        let width = std::env::var("COLUMNS")
-            .ok()
-            .and_then(|c| c.parse::<u16>().ok())
-            .filter(|w| *w >= 20)
-            .or_else(|| if stdout_tty { crossterm_width() } else { None });
+        let columns = columns_var();
+        let width = columns.or_else(|| terminal_width(libc::STDOUT_FILENO));
+        let err_width = columns.or_else(|| terminal_width(libc::STDERR_FILENO));
         Ui {
             format,
             quiet,
@@ -85,6 +147,7 @@ impl Ui {
             stdin_tty: io::stdin().is_terminal(),
             stderr_tty: io::stderr().is_terminal(),
             width,
+            err_width,
         }
     }
 
@@ -99,7 +162,15 @@ impl Ui {
             stdin_tty: false,
             stderr_tty: false,
             width: None,
+            err_width: None,
         }
+    }
+
+    /// The same UI fitting tables to `width` columns (tests, and a fixed-width view).
+    pub fn with_width(mut self, width: Option<u16>) -> Ui {
+        self.width = width;
+        self.err_width = width;
+        self
     }
 
     pub fn color(&self) -> bool {
@@ -110,11 +181,17 @@ impl Ui {
         self.format != Format::Table
     }
 
-    /// Print a command's result in the chosen format.
+    /// Print a command's result in the chosen format. With `-q`: nothing for the report of
+    /// an action, data as always, and the reason of a failure on stderr.
     pub fn emit<R: Render + ?Sized>(&self, value: &R) -> Result<()> {
+        if self.quiet {
+            if let Some(why) = value.failure(self) {
+                let _ = writeln!(io::stderr(), "{why}");
+            }
+        }
         match self.format {
             Format::Table => {
-                if self.quiet {
+                if self.quiet && value.output() == Output::Report {
                     return Ok(());
                 }
                 let text = value.table(self);
@@ -154,24 +231,21 @@ impl Ui {
         out.flush().map_err(write_err)
     }
 
-    /// Progress and status for people, on stderr; silent with `-q`.
+    /// Progress and status for people, on stderr, fitted to its width; silent with `-q`.
     pub fn status(&self, msg: &str) {
         if !self.quiet {
-            let _ = writeln!(io::stderr(), "{msg}");
+            let text = paragraphs(&escape(msg), self.err_width.map(usize::from));
+            let _ = writeln!(io::stderr(), "{text}");
         }
     }
 
     pub fn warn(&self, msg: &str) {
-        let _ = writeln!(
-            io::stderr(),
-            "{}: {msg}",
-            self.paint("warning", Color::Yellow)
-        );
+        let _ = writeln!(io::stderr(), "{}: {msg}", self.paint("warning", 33));
     }
 
     pub fn hint(&self, msg: &str) {
         if !self.quiet {
-            let _ = writeln!(io::stderr(), "{}: {msg}", self.paint("hint", Color::Cyan));
+            let _ = writeln!(io::stderr(), "{}: {msg}", self.paint("hint", 36));
         }
     }
 
@@ -185,9 +259,9 @@ impl Ui {
             self.json_error(err);
         }
         let mut e = io::stderr().lock();
-        let _ = writeln!(e, "{}: {}", self.paint("error", Color::Red), err.message());
+        let _ = writeln!(e, "{}: {}", self.paint("error", 31), err.message());
         for hint in err.hints() {
-            let _ = writeln!(e, "{}: {hint}", self.paint("hint", Color::Cyan));
+            let _ = writeln!(e, "{}: {hint}", self.paint("hint", 36));
         }
     }
 
@@ -203,18 +277,11 @@ impl Ui {
         let _ = self.out(&text.unwrap_or_default());
     }
 
-    fn paint(&self, text: &str, color: Color) -> String {
+    fn paint(&self, text: &str, color: u8) -> String {
         if !self.color || !self.stderr_tty {
             return text.to_string();
         }
-        let code = match color {
-            Color::Red => 31,
-            Color::Green => 32,
-            Color::Yellow => 33,
-            Color::Cyan => 36,
-            _ => 39,
-        };
-        format!("\x1b[{code}m{text}\x1b[0m")
+        format!("\x1b[{color}m{text}\x1b[0m")
     }
 
     /// What a person must see before answering a prompt (the job, the move, the evidence):
@@ -250,67 +317,69 @@ impl Ui {
         }
     }
 
-    /// A table sized to the terminal (or `COLUMNS`), styled only when color is on.
-    pub fn table(&self) -> Table {
-        let mut t = Table::new();
-        t.load_preset(presets::UTF8_HORIZONTAL_ONLY);
-        t.set_content_arrangement(ContentArrangement::Dynamic);
-        if let Some(w) = self.width {
-            t.set_width(w);
-        }
-        if self.color {
-            t.enforce_styling();
-        } else {
-            t.force_no_tty();
-        }
-        t
-    }
-
-    /// A cell for a state, colored by urgency when color is on.
-    pub fn state_cell(&self, state: State) -> Cell {
-        let cell = Cell::new(state.as_str());
-        if !self.color {
-            return cell;
-        }
-        if State::unsettled().contains(&state) {
-            cell.fg(Color::Red)
-        } else if State::waiting().contains(&state) || state == State::leased() {
-            cell.fg(Color::Yellow)
-        } else if state == State::bulk() {
-            cell.fg(Color::Green)
-        } else {
-            cell.fg(Color::DarkGrey)
-        }
-    }
-
     /// A progress bar on stderr when it is a terminal (never in a pipe, in cron or with
     /// `-q`): the label, the count (of `len` when known), the rate and the time left.
     pub fn progress(&self, label: &str, len: Option<u64>) -> indicatif::ProgressBar {
-        if self.quiet || !self.stderr_tty {
-            return indicatif::ProgressBar::hidden();
+        let pb = self.bar(label, len);
+        if self.shows_progress() {
+            pb.set_draw_target(indicatif::ProgressDrawTarget::stderr());
         }
+        pb
+    }
+
+    fn shows_progress(&self) -> bool {
+        !self.quiet && self.stderr_tty
+    }
+
+    /// The bar, styled and labelled, drawing nowhere yet.
+    fn bar(&self, label: &str, len: Option<u64>) -> indicatif::ProgressBar {
+        let hidden = indicatif::ProgressDrawTarget::hidden();
         let (pb, template) = match len {
             Some(n) => (
-                indicatif::ProgressBar::new(n),
+                indicatif::ProgressBar::with_draw_target(Some(n), hidden),
                 "{msg} [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)",
             ),
             None => (
-                indicatif::ProgressBar::new_spinner(),
+                indicatif::ProgressBar::with_draw_target(None, hidden),
                 "{spinner} {msg}: {pos} ({per_sec}, {elapsed})",
             ),
         };
         if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
             pb.set_style(style.progress_chars("=> "));
         }
-        pb.set_draw_target(indicatif::ProgressDrawTarget::stderr());
         pb.set_message(label.to_string());
         pb
+    }
+
+    /// A progress bar that shows itself only once the run has lasted `delay` (a sweep that
+    /// is over in a moment draws nothing); never in a pipe, in cron or with `-q`.
+    pub fn progress_after(&self, label: &str, len: Option<u64>, delay: Duration) -> Progress {
+        let pb = self.bar(label, len);
+        let done = Arc::new(Mutex::new(false));
+        if self.shows_progress() {
+            let (bar, flag) = (pb.clone(), done.clone());
+            std::thread::spawn(move || {
+                std::thread::sleep(delay);
+                let finished = flag.lock().unwrap_or_else(|e| e.into_inner());
+                if !*finished {
+                    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                    bar.enable_steady_tick(Duration::from_millis(100));
+                }
+            });
+        }
+        Progress { pb, done }
     }
 
     /// The width tables fit (`COLUMNS`, else the terminal's); `None` in a pipe without
     /// `COLUMNS`: nothing is cut.
     pub fn width(&self) -> Option<u16> {
         self.width
+    }
+
+    /// The width of what goes to stderr (the summary before a question): `COLUMNS`, else
+    /// stderr's terminal.
+    pub fn err_width(&self) -> Option<u16> {
+        self.err_width
     }
 
     pub fn stdout_is_terminal(&self) -> bool {
@@ -352,9 +421,21 @@ fn needs_escape(c: char) -> bool {
         || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{2028}' | '\u{2029}')
 }
 
-fn crossterm_width() -> Option<u16> {
-    // comfy-table already depends on crossterm; reuse it for the terminal size.
-    comfy_table::Table::new().width()
+/// `COLUMNS`, when it holds a width (an empty or wrong one counts as unset).
+fn columns_var() -> Option<u16> {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .filter(|w| *w >= 20)
+}
+
+/// The width of the terminal on `fd`, when it is one.
+fn terminal_width(fd: libc::c_int) -> Option<u16> {
+    // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we own; on a descriptor that
+    // is not a terminal it fails and leaves it alone.
+    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) } == 0;
+    (ok && ws.ws_col >= 20).then_some(ws.ws_col)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! the pages render cleanly, bash completes from the committed script, and every command's
 //! `--help` carries an example.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -291,6 +291,289 @@ fn every_suggested_command_exists() {
             cmd = cmd
                 .find_subcommand(word)
                 .unwrap_or_else(|| panic!("`reconctl {command}` ({action}) is not a command"));
+        }
+    }
+}
+
+/// The states, as every shell should offer them after `--state`.
+const STATES: [&str; 7] = [
+    "accepted",
+    "conflict",
+    "failed",
+    "in_flight",
+    "pending",
+    "safe_to_retry",
+    "uncertain",
+];
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn shell_available(shell: &str) -> bool {
+    Command::new(shell)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Ask the committed fish completion what it offers at the end of `line`.
+fn fish_complete(line: &str) -> Vec<String> {
+    assert!(
+        shell_available("fish"),
+        "fish is not installed (scripts/test installs it: apt-get install fish)"
+    );
+    let script = repo().join("completions/reconctl.fish");
+    let out = Command::new("fish")
+        .args(["--no-config", "-c"])
+        .arg(format!(
+            "source '{}'; complete -C '{line}'",
+            script.display()
+        ))
+        .output()
+        .expect("run fish");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    sorted(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.split('\t').next().unwrap_or("").to_string())
+            .filter(|l| !l.is_empty())
+            .collect(),
+    )
+}
+
+/// Ask the committed zsh completion (`_reconctl`, through compinit, in an interactive zsh on
+/// a pseudo-terminal) what it offers at the end of `line`: every candidate compadd is given.
+fn zsh_complete(line: &str) -> Vec<String> {
+    assert!(
+        shell_available("zsh"),
+        "zsh is not installed (scripts/test installs it: apt-get install zsh)"
+    );
+    const CAPTURE: &str = r#"
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PS1=''"
+zpty -w z "fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D"
+zpty -w z 'zstyle ":completion:*" list-grouped false'
+zpty -w z 'zstyle ":completion:*" insert-tab false'
+zpty -w z 'compadd () { if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return $?; fi; typeset -a __hits; builtin compadd -A __hits "$@"; (( $#__hits )) || return 1; local h; for h in $__hits; do print -r -- "<<$h>>"; done; builtin compadd "$@" }'
+zpty -w z 'bindkey "^I" complete-word'
+zpty -w z "print -r -- READY"
+zpty -r z line '*READY*'
+zpty -r z line '*READY*'
+zpty -w -n z "$2"$'\t'
+out=""
+for i in {1..100}; do
+  sleep 0.1
+  while zpty -r -t z chunk; do out+=$chunk; done
+  [[ $out == *'<<'* ]] && (( i > 5 )) && break
+done
+print -r -- "$out"
+zpty -d z
+"#;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let capture = dir.path().join("capture.zsh");
+    std::fs::write(&capture, CAPTURE).unwrap();
+    let out = Command::new("zsh")
+        .arg("-f")
+        .arg(&capture)
+        .arg(repo().join("completions"))
+        .arg(line)
+        .env("HOME", dir.path())
+        .output()
+        .expect("run zsh");
+    let text = String::from_utf8_lossy(&out.stdout);
+    sorted(
+        text.split("<<")
+            .skip(1)
+            .filter_map(|s| s.split_once(">>").map(|(w, _)| w.to_string()))
+            .collect(),
+    )
+}
+
+/// Regression: `jobs list --state <TAB>` offered file names in bash and zsh.
+#[test]
+fn every_shell_completes_the_states_after_state() {
+    let line = "reconctl jobs list --state ";
+    assert_eq!(
+        sorted(bash_complete(&["reconctl", "jobs", "list", "--state", ""])),
+        STATES
+    );
+    assert_eq!(zsh_complete(line), STATES);
+    assert_eq!(fish_complete(line), STATES);
+    // The parser behind the completion still takes what it always took.
+    let run = assert_cmd::Command::cargo_bin("reconctl")
+        .unwrap()
+        .env_clear()
+        .args(["jobs", "list", "--state", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&run.stderr).contains("expected one of: pending, in_flight"),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// Regression: fish offered files after `-o` and `--color` before a subcommand.
+#[test]
+fn every_shell_completes_output_and_color_values_before_and_after_a_command() {
+    for (line, words, want) in [
+        (
+            "reconctl -o ",
+            vec!["reconctl", "-o", ""],
+            vec!["json", "jsonl", "table"],
+        ),
+        (
+            "reconctl --color ",
+            vec!["reconctl", "--color", ""],
+            vec!["always", "auto", "never"],
+        ),
+        (
+            "reconctl jobs list -o ",
+            vec!["reconctl", "jobs", "list", "-o", ""],
+            vec!["json", "jsonl", "table"],
+        ),
+        (
+            "reconctl status --color ",
+            vec!["reconctl", "status", "--color", ""],
+            vec!["always", "auto", "never"],
+        ),
+    ] {
+        assert_eq!(sorted(bash_complete(&words)), want, "bash: {line}");
+        assert_eq!(zsh_complete(line), want, "zsh: {line}");
+        assert_eq!(fish_complete(line), want, "fish: {line}");
+    }
+    // And a command still completes after a global option with its value.
+    assert!(fish_complete("reconctl -o json ").contains(&"status".to_string()));
+}
+
+/// Each page a section of man-pages(7) names, and the root page everything reconctl reads.
+#[test]
+fn man_pages_have_environment_files_exit_status_and_see_also() {
+    let pages = generate("man");
+    let page = |name: &str| String::from_utf8(pages[name].clone()).unwrap();
+    let root = page("reconctl.1");
+    for section in [
+        ".SH ENVIRONMENT",
+        ".SH FILES",
+        ".SH \"EXIT STATUS\"",
+        ".SH \"SEE ALSO\"",
+    ] {
+        assert!(root.contains(section), "reconctl.1 lacks {section}");
+    }
+    for name in [
+        "psql(1)",
+        "crontab(5)",
+        "reconctl\\-jobs(1)",
+        "reconctl\\-mark(1)",
+    ] {
+        assert!(root.contains(name), "reconctl.1's SEE ALSO lacks {name}");
+    }
+    for file in ["config.toml", "\\&.pgpass", "pg_service.conf", "root.crt"] {
+        assert!(
+            root.contains(file) || root.contains(&file.replace("\\&", "")),
+            "FILES lacks {file}"
+        );
+    }
+    // Every exit code of SPEC §5.
+    for code in 0..=6 {
+        assert!(
+            root.contains(&format!(".TP\n\\fB{code}\\fR")),
+            "EXIT STATUS lacks {code}"
+        );
+    }
+    // Every variable the code reads is on the page (and token_env).
+    let mut read = BTreeSet::new();
+    collect_env_names(&repo().join("src"), &mut read);
+    assert!(
+        read.contains("DATABASE_URL") && read.contains("PGSSLMODE"),
+        "{read:?}"
+    );
+    for var in &read {
+        assert!(
+            root.contains(&var.replace('_', "\\_")) || root.contains(var.as_str()),
+            "reconctl.1's ENVIRONMENT does not mention {var}"
+        );
+    }
+    assert!(root.contains("token_env"));
+    // Every page has an exit status and its relatives.
+    for (name, bytes) in &pages {
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(
+            text.contains(".SH \"EXIT STATUS\""),
+            "{name} lacks EXIT STATUS"
+        );
+        assert!(text.contains(".SH \"SEE ALSO\""), "{name} lacks SEE ALSO");
+    }
+    assert!(page("reconctl-jobs.1").contains("reconctl\\-jobs\\-list(1)"));
+    assert!(page("reconctl-check.1").contains("crontab(5)"));
+    // The mark pages: consent, idempotency, and their own exit codes.
+    for mark in ["accepted", "safe-to-retry", "failed"] {
+        let text = page(&format!("reconctl-mark-{mark}.1"));
+        for section in [".SH CONSENT", ".SH IDEMPOTENCY", ".SH \"EXIT STATUS\""] {
+            assert!(
+                text.contains(section),
+                "reconctl-mark-{mark}.1 lacks {section}"
+            );
+        }
+        assert!(text.contains("no change"), "{mark}: idempotency");
+        assert!(text.contains("\\-\\-yes"), "{mark}: consent");
+        for code in ["0  ", "2  ", "3  ", "4  ", "6  "] {
+            assert!(
+                text.contains(&format!("\n  {code}")),
+                "reconctl-mark-{mark}.1: exit {code}"
+            );
+        }
+    }
+}
+
+/// Names of environment variables read in `dir`'s Rust files: `env_var("X")`,
+/// `env::var("X")`, `env::var_os("X")`, libpq's `"PGX"` names and `.var("PGX")`.
+fn collect_env_names(dir: &Path, out: &mut BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_env_names(&path, out);
+            continue;
+        }
+        if path.extension().and_then(|e| e.to_str()) != Some("rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Tests inside the file set variables of their own; only the code counts.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for marker in [
+            "env_var(\"",
+            "env::var(\"",
+            "env::var_os(\"",
+            "env(\"",
+            "\"PG",
+        ] {
+            for piece in code.split(marker).skip(1) {
+                let name: String = piece
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                    .collect();
+                let name = if marker == "\"PG" {
+                    if !piece[name.len()..].starts_with('"') {
+                        continue;
+                    }
+                    format!("PG{name}")
+                } else {
+                    name
+                };
+                if name.len() > 2 {
+                    out.insert(name);
+                }
+            }
         }
     }
 }

@@ -279,13 +279,10 @@ async fn list_table_fits_120_columns() {
     }
     // Page order is by created_at: c (27h), b (5h 3m), a (2h 30m); the cursor line ends it.
     let (table, cursor) = text.rsplit_once('\n').unwrap();
-    insta::assert_snapshot!(table, @r"
-    ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────
-     ID                                     STATE       DESTINATION   TENANT   ARTICLE     REV   IN STATE   ATTEMPTS
-    ═════════════════════════════════════════════════════════════════════════════════════════════════════════════════
-     [c]                                    pending     cms-a         t1       article-3   1     1d 3h      0
-     [b]                                    in_flight   cms-b         t1       article-2   1     5h 3m      0
-    ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+    insta::assert_snapshot!(table, @"
+    ID                                    STATE      DESTINATION  TENANT  ARTICLE    REV  IN STATE  ATTEMPTS
+    [c]                                   pending    cms-a        t1      article-3  1    1d 3h            0
+    [b]                                   in_flight  cms-b        t1      article-2  1    5h 3m            0
     ");
     assert!(cursor.starts_with("more: --cursor "), "{cursor}");
 }
@@ -581,13 +578,10 @@ async fn uncertain_lists_oldest_first_with_time_since_sent() {
         env.run(&["jobs", "uncertain"]).expect(0).stdout(),
         &[("u1", &first), ("u2", &second)],
     );
-    insta::assert_snapshot!(text, @r"
-    ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
-     ID                                     DESTINATION   TENANT   ARTICLE   REV   SENT         UNCERTAIN FOR   ATTEMPTS
-    ═════════════════════════════════════════════════════════════════════════════════════════════════════════════════════
-     [u1]                                   cms-a         t1       u1        1     3h 10m ago   2h 15m          0
-     [u2]                                   cms-b         t1       u2        1     never        1h 45m          0
-    ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+    insta::assert_snapshot!(text, @"
+    ID                                    DESTINATION  TENANT  ARTICLE  REV  SENT        UNCERTAIN FOR  ATTEMPTS
+    [u1]                                  cms-a        t1      u1       1    3h 10m ago  2h 15m                0
+    [u2]                                  cms-b        t1      u2       1    never       1h 45m                0
     ");
 }
 
@@ -716,14 +710,10 @@ async fn stuck_table_says_why_each_job_is_stuck() {
             .stdout(),
         &[("w1", &w), ("f1", &f)],
     );
-    insta::assert_snapshot!(text, @r"
-    ────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
-     ID                                     STATE       DESTINATION   TENANT   ARTICLE   REV   STUCK            LEASE OWNER
-    ════════════════════════════════════════════════════════════════════════════════════════════════════════════════════════
-     [f1]                                   in_flight   cms-a         t1       f1        1     lease expired    worker-7
-                                                                                               2h 5m ago
-     [w1]                                   pending     cms-a         t1       w1        1     waiting 1h 20m
-    ────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+    insta::assert_snapshot!(text, @"
+    ID                                    STATE      DESTINATION  TENANT  ARTICLE  REV  STUCK                    LEASE OWNER
+    [f1]                                  in_flight  cms-a        t1      f1       1    lease expired 2h 5m ago  worker-7
+    [w1]                                  pending    cms-a        t1      w1       1    waiting 1h 20m
     ");
 }
 
@@ -956,65 +946,63 @@ async fn show_table_has_every_column_the_lease_history_and_moves() {
         assert!(line.chars().count() <= 120, "{line}");
     }
     let text = redact(text, &[("job", &job)]);
-    insta::assert_snapshot!(text, @r"
+    insta::assert_snapshot!(text, @"
     job [job]                                (in_flight at version 2)
-    ─────────────────────────────────────────────────────────────────────────────────────────
-     id                 [job]
-     external_ref       [job.ref]
-     tenant_id          t1
-     article_id         show-1
-     revision_id        1
-     destination        cms-a
-     payload_hash       [job.hash]
-     state              in_flight
-     version            2
-     attempts           0
-     lease              held by worker-3, 2h 30m left
-     lease_owner        worker-3
-     lease_expires_at   [time]               (in 2h 30m)
-     sent_at            [time]               (5m 10s ago)
-     remote_id
-     last_error
-     created_at         [time]               (3h 10m ago)
-     updated_at         [time]               (moments ago)
-     state_changed_at   [time]               (3h 10m ago)
-    ─────────────────────────────────────────────────────────────────────────────────────────
+    id                [job]
+    external_ref      [job.ref]
+    tenant_id         t1
+    article_id        show-1
+    revision_id       1
+    destination       cms-a
+    payload_hash      [job.hash]
+    state             in_flight
+    version           2
+    attempts          0
+    lease             held by worker-3, 2h 30m left
+    lease_owner       worker-3
+    lease_expires_at  [time]               (in 2h 30m)
+    sent_at           [time]               (5m 10s ago)
+    remote_id
+    last_error
+    created_at        [time]               (3h 10m ago)
+    updated_at        [time]               (moments ago)
+    state_changed_at  [time]               (3h 10m ago)
 
     history (2 events)
-    ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
-     AT                     ACTOR      ACTION   MOVE                    VERSION   REASON          EVIDENCE
-    ═════════════════════════════════════════════════════════════════════════════════════════════════════════════════════
-     [time]                 seed       seed     ∅ → in_flight           1         test fixture
-     [time]                 worker-3   renew    in_flight → in_flight   1 → 2     still sending   attempt=1, http={…},
-                                                                                                  note=a long note that
-                                                                                                  goes on and on, …
-    ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+    AT                    ACTOR     ACTION  MOVE                   VERSION  REASON         EVIDENCE
+    [time]                seed      seed    ∅ → in_flight          1        test fixture
+    [time]                worker-3  renew   in_flight → in_flight  1 → 2    still sending  attempt=1, http={…}, note=a long…
 
     moves
-    ────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
-     MOVE                                      BY          NOW       WHY
-    ════════════════════════════════════════════════════════════════════════════════════════════════════════════════════════
-     renew → in_flight                         worker      valid     by the lease holder worker-3, at version 2: the lease
-                                                                     holder renews its lease
-     mark_sent → in_flight                     worker      valid     by the lease holder worker-3, at version 2: the lease
-                                                                     holder is about to send (sent_at = now)
-     complete → accepted                       worker      valid     by the lease holder worker-3, at version 2: the
-                                                                     destination confirmed; remote_id recorded
-     fail → failed                             worker      valid     by the lease holder worker-3, at version 2: the
-                                                                     destination rejected it definitively
-     timed_out → uncertain                     worker      valid     by the lease holder worker-3, at version 2: the send
-                                                                     timed out after sending
-     claim → in_flight                         worker      not now   only from pending or safe_to_retry
-     sweep_sent → uncertain                    sweep       not now   the lease is still valid for 2h 30m
-     sweep_unsent → pending                    sweep       not now   the lease is still valid for 2h 30m
-     mark_accepted → accepted                  operator    not now   only from uncertain or conflict
-     reconcile_accepted → accepted             reconcile   not now   only from uncertain or conflict
-     mark_safe_to_retry → safe_to_retry        operator    not now   only from uncertain or conflict
-     reconcile_safe_to_retry → safe_to_retry   reconcile   not now   only from uncertain or conflict
-     reconcile_conflict → conflict             reconcile   not now   only from uncertain
-     mark_failed → failed                      operator    not now   only from pending, safe_to_retry, uncertain or
-                                                                     conflict
-    ────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+    MOVE                                     BY         NOW
+    renew → in_flight                        worker     valid
+      by the lease holder worker-3, at version 2: the lease holder renews its lease
+    mark_sent → in_flight                    worker     valid
+      by the lease holder worker-3, at version 2: the lease holder is about to send (sent_at = now)
+    complete → accepted                      worker     valid
+      by the lease holder worker-3, at version 2: the destination confirmed; remote_id recorded
+    fail → failed                            worker     valid
+      by the lease holder worker-3, at version 2: the destination rejected it definitively
+    timed_out → uncertain                    worker     valid
+      by the lease holder worker-3, at version 2: the send timed out after sending
+    claim → in_flight                        worker     not now
+      only from pending or safe_to_retry
+    sweep_sent → uncertain                   sweep      not now
+      the lease is still valid for 2h 30m
+    sweep_unsent → pending                   sweep      not now
+      the lease is still valid for 2h 30m
+    mark_accepted → accepted                 operator   not now
+      only from uncertain or conflict
+    reconcile_accepted → accepted            reconcile  not now
+      only from uncertain or conflict
+    mark_safe_to_retry → safe_to_retry       operator   not now
+      only from uncertain or conflict
+    reconcile_safe_to_retry → safe_to_retry  reconcile  not now
+      only from uncertain or conflict
+    reconcile_conflict → conflict            reconcile  not now
+      only from uncertain
+    mark_failed → failed                     operator   not now
+      only from pending, safe_to_retry, uncertain or conflict
     ");
 }
 
@@ -1126,20 +1114,17 @@ async fn status_table_puts_the_actionable_states_first() {
         env.seed(Seed::new(&format!("a{i}")).state(Accepted)).await;
     }
     let text = tidy(&env.run(&["status"]).expect(0).stdout());
-    insta::assert_snapshot!(text, @r"
-    ─────────────────────────────────────────────
-     STATE           DESTINATION   JOBS   OLDEST
-    ═════════════════════════════════════════════
-     uncertain       (all)            2   2h 30m
-                     cms-a            1   2h 30m
-                     cms-b            1   1h 10m
-     conflict                         0
-     in_flight                        0
-     pending         cms-a            1   2d 3h
-     safe_to_retry                    0
-     failed                           0
-     accepted        (all)            3
-    ─────────────────────────────────────────────
+    insta::assert_snapshot!(text, @"
+    STATE          DESTINATION  JOBS  OLDEST
+    uncertain      (all)           2  2h 30m
+                   cms-a           1  2h 30m
+                   cms-b           1  1h 10m
+    conflict                       0
+    in_flight                      0
+    pending        cms-a           1  2d 3h
+    safe_to_retry                  0
+    failed                         0
+    accepted       (all)           3
     ");
 }
 

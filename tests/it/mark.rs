@@ -912,7 +912,8 @@ async fn the_prompt_in_a_pseudo_terminal_no_keeps_yes_moves() {
         .exp_string(&format!("Mark job {id} accepted?"))
         .expect("the prompt");
     for line in [
-        &format!("Job        {id} ({})", job.external_ref),
+        &format!("Job        {id}"),
+        &format!("Ref        {}", job.external_ref),
         "State      uncertain, version 1, for 1m",
         "Attempts   0",
         "Remote id  (none)",

@@ -1058,7 +1058,7 @@ async fn on_a_terminal_pause_shows_the_destination_and_asks_no_keeps_yes_pauses(
     );
     p.send_line("y").unwrap();
     p.exp_string("resumed cms-a after ").unwrap();
-    p.exp_string("1 uncertain or in conflict: reconctl reconcile --destination cms-a")
+    p.exp_string("1 uncertain or in conflict: `reconctl reconcile --destination cms-a`")
         .unwrap();
     p.exp_eof().unwrap();
     assert_eq!(exit_code(&p), 0);
@@ -1478,40 +1478,27 @@ async fn destination_list_and_status_fit_80_columns() {
         }
         tidy(&text)
     };
-    insta::assert_snapshot!(at80(&["status"]), @r"
-    ────────────────────────────────────────────────
-     STATE           DESTINATION      JOBS   OLDEST
-    ════════════════════════════════════════════════
-     uncertain       cms-a (paused)      1   2h 20m
-     conflict                            0
-     in_flight                           0
-     pending         (all)               2   5h 5m
-                     cms-a (paused)      1   3h 10m
-                     cms-b               1   5h 5m
-     safe_to_retry                       0
-     failed                              0
-     accepted        (all)               0
-    ────────────────────────────────────────────────
-    ───────────────────────────────────────────────────────────────────────────
-     PAUSED   SINCE        UNTIL       BY           REASON
-    ═══════════════════════════════════════════════════════════════════════════
-     cms-a    2h 15m ago   not set     alice@ops1   CMS answers 503 since the
-                                                    deploy, vendor ticket 4711
-     cms-z    1h 20m ago   in 3h 30m   bob          maintenance window
-    ───────────────────────────────────────────────────────────────────────────
+    insta::assert_snapshot!(at80(&["status"]), @"
+    STATE          DESTINATION     JOBS  OLDEST
+    uncertain      cms-a (paused)     1  2h 20m
+    conflict                          0
+    in_flight                         0
+    pending        (all)              2  5h 5m
+                   cms-a (paused)     1  3h 10m
+                   cms-b              1  5h 5m
+    safe_to_retry                     0
+    failed                            0
+    accepted       (all)              0
+
+    PAUSED  SINCE       UNTIL      BY          REASON
+    cms-a   2h 15m ago  not set    alice@ops1  CMS answers 503 since the deploy, ve…
+    cms-z   1h 20m ago  in 3h 30m  bob         maintenance window
     ");
-    insta::assert_snapshot!(at80(&["--config", &cfg, "destination", "list"]), @r"
-    ────────────────────────────────────────────────────────────────────────────────
-     DESTINATION   PAUSED   SINCE        UNTIL       BY           REASON
-    ════════════════════════════════════════════════════════════════════════════════
-     cms-a         yes      2h 15m ago   not set     alice@ops1   CMS answers 503
-                                                                  since the deploy,
-                                                                  vendor ticket
-                                                                  4711
-     cms-b         no
-     cms-z         yes      1h 20m ago   in 3h 30m   bob          maintenance
-                                                                  window
-    ────────────────────────────────────────────────────────────────────────────────
+    insta::assert_snapshot!(at80(&["--config", &cfg, "destination", "list"]), @"
+    DESTINATION  PAUSED  SINCE       UNTIL      BY          REASON
+    cms-a        yes     2h 15m ago  not set    alice@ops1  CMS answers 503 since t…
+    cms-b        no
+    cms-z        yes     1h 20m ago  in 3h 30m  bob         maintenance window
     ");
 }
 

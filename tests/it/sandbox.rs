@@ -681,3 +681,96 @@ async fn the_sandbox_refuses_a_given_database_that_already_has_jobs() {
     assert!(stderr.contains("already holds 1 job"), "{stderr}");
     assert_eq!(env.count("SELECT count(*) FROM publication_jobs").await, 1);
 }
+
+/// Regression: `sandbox --database-url 'postgresql://alice:p%40ss@…'` echoed the password in
+/// its `export` line. Also: its closing text says why the last step, `check`, exits 5.
+#[tokio::test]
+async fn the_sandbox_never_prints_a_password_and_says_why_check_exits_5() {
+    let env = TestEnv::empty().await;
+    let mut url = url::Url::parse(&env.url).expect("a URL");
+    // The test server trusts the connection: the password only has to be typed.
+    url.set_password(Some("p@ss")).unwrap();
+    let typed = url.to_string();
+    assert!(typed.contains("p%40ss"), "{typed}");
+    let mut child = reconctl()
+        .args(["sandbox", "--database-url", &typed])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn reconctl sandbox");
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let err = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let mut printed = Vec::new();
+    for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+        let done = line.starts_with("Everything lives in");
+        printed.push(line);
+        if done {
+            break;
+        }
+    }
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = child.wait().unwrap();
+    let printed = printed.join("\n");
+    let err = err.join().unwrap();
+    assert!(status.success(), "{status}\n{printed}\n{err}");
+    for secret in ["p%40ss", "p@ss"] {
+        assert!(
+            !printed.contains(secret),
+            "the password is printed:\n{printed}"
+        );
+        assert!(!err.contains(secret), "the password is printed:\n{err}");
+    }
+    let export = printed
+        .lines()
+        .find(|l| l.trim().starts_with("export DATABASE_URL="))
+        .expect("the export line");
+    url.set_password(None).unwrap();
+    assert_eq!(export.trim(), format!("export DATABASE_URL='{url}'"));
+    assert!(
+        printed.contains("set PGPASSWORD too, or put it in ~/.pgpass"),
+        "{printed}"
+    );
+    // The last step, and why it exits 5.
+    assert!(printed.contains("  reconctl check\n"), "{printed}");
+    assert!(
+        printed.contains("exits 5") && printed.contains("out-of-order publication"),
+        "{printed}"
+    );
+
+    // -o json: no password either, and it says one was left out.
+    let env = TestEnv::empty().await;
+    let mut url = url::Url::parse(&env.url).unwrap();
+    url.set_password(Some("p@ss")).unwrap();
+    let run = reconctl()
+        .args([
+            "sandbox",
+            "--drill",
+            "-o",
+            "json",
+            "--database-url",
+            url.as_str(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(!text.contains("p%40ss") && !text.contains("p@ss"), "{text}");
+}
+
+/// The sandbox ignores DATABASE_URL, so its help does not offer it.
+#[test]
+fn sandbox_help_does_not_name_database_url_as_its_source() {
+    let out = reconctl().args(["sandbox", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(!help.contains("[env: DATABASE_URL]"), "{help}");
+    assert!(help.contains("--database-url <URL>"), "{help}");
+    assert!(help.contains("DATABASE_URL is ignored here"), "{help}");
+    // Everywhere else it is named.
+    let out = reconctl().args(["status", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[env: DATABASE_URL]"));
+}

@@ -7,10 +7,9 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use comfy_table::{Cell, ColumnConstraint, TableComponent};
 use serde::Serialize;
 
-use crate::commands::destination::paused_label;
+use crate::commands::destination::PAUSED_TAIL;
 use crate::commands::Exit;
 use crate::commands::Page;
 use crate::context::Context;
@@ -19,8 +18,8 @@ use crate::error::{Error, Result};
 use crate::jobs::external_ref::is_external_ref;
 use crate::jobs::pause;
 use crate::jobs::query::{self, JobPage, ListFilter, Listing};
-use crate::jobs::{Job, State};
-use crate::ui::{Render, Ui};
+use crate::jobs::{store, Job, State};
+use crate::ui::{Cell, Column, Output, Render, Table, Tone, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -28,7 +27,7 @@ use crate::ui::{Render, Ui};
 )]
 pub struct Args {
     /// Only jobs in this state (repeatable)
-    #[arg(long, value_name = "STATE")]
+    #[arg(long, value_name = "STATE", value_parser = crate::cli::one_of::<State>(&State::NAMES))]
     pub state: Vec<State>,
     /// Only jobs for this destination
     #[arg(long, value_name = "NAME")]
@@ -82,9 +81,17 @@ pub(crate) async fn show_page(
         query::page(&**db, listing, page.limit, page.cursor.as_deref()),
         pause::in_force(&**db)
     )?;
+    // A table shortens ids to a prefix: one that is unique in the table, so it can be typed.
+    let ids: Vec<uuid::Uuid> = page.jobs.iter().map(|j| j.id).collect();
+    let id_prefix = if ctx.ui.is_json() {
+        0
+    } else {
+        store::unique_prefix_len(&**db, &ids).await?
+    };
     drop(db);
     let mut list = JobList::new(page, view);
     list.paused = paused.into_iter().map(|p| p.destination).collect();
+    list.id_prefix = id_prefix;
     ctx.ui.emit(&list)?;
     Ok(Exit::Done)
 }
@@ -109,6 +116,9 @@ pub(crate) struct JobList {
     /// Destinations paused now: their jobs' destination cells say so.
     #[serde(skip)]
     paused: BTreeSet<String>,
+    /// How many characters of an id are unique in the whole table (when ids are shortened).
+    #[serde(skip)]
+    id_prefix: usize,
 }
 
 impl JobList {
@@ -119,11 +129,43 @@ impl JobList {
             now: page.now,
             view,
             paused: BTreeSet::new(),
+            id_prefix: 0,
         }
     }
 
     fn since(&self, t: DateTime<Utc>) -> String {
         format_duration((self.now - t).to_std().unwrap_or_default())
+    }
+
+    /// The view's columns: the id, the state and how long are never dropped; the attempts
+    /// go first, then the revision, the tenant and the article (free text: cut with … first).
+    fn columns(&self) -> Vec<Column> {
+        let mut c = vec![Column::id("ID")];
+        if self.view != View::Uncertain {
+            c.push(Column::new("STATE"));
+        }
+        c.extend([
+            Column::new("DESTINATION").truncate(14).priority(1),
+            Column::new("TENANT").truncate(8).priority(4),
+            Column::new("ARTICLE").truncate(10).priority(2),
+            Column::new("REV").truncate(4).priority(5),
+        ]);
+        match self.view {
+            View::Jobs => c.extend([
+                Column::new("IN STATE"),
+                Column::new("ATTEMPTS").right().priority(6),
+            ]),
+            View::Uncertain => c.extend([
+                Column::new("SENT").priority(3),
+                Column::new("UNCERTAIN FOR"),
+                Column::new("ATTEMPTS").right().priority(6),
+            ]),
+            View::Stuck => c.extend([
+                Column::new("STUCK"),
+                Column::new("LEASE OWNER").truncate(10).priority(3),
+            ]),
+        }
+        c
     }
 }
 
@@ -136,57 +178,20 @@ impl Render for JobList {
                 View::Stuck => "no stuck jobs".into(),
             };
         }
-        let mut t = ui.table();
-        // One line a job: no rule between rows.
-        t.remove_style(TableComponent::HorizontalLines);
-        t.remove_style(TableComponent::MiddleIntersections);
-        t.remove_style(TableComponent::LeftBorderIntersections);
-        t.remove_style(TableComponent::RightBorderIntersections);
-        let header: &[&str] = match self.view {
-            View::Jobs => &[
-                "ID",
-                "STATE",
-                "DESTINATION",
-                "TENANT",
-                "ARTICLE",
-                "REV",
-                "IN STATE",
-                "ATTEMPTS",
-            ],
-            View::Uncertain => &[
-                "ID",
-                "DESTINATION",
-                "TENANT",
-                "ARTICLE",
-                "REV",
-                "SENT",
-                "UNCERTAIN FOR",
-                "ATTEMPTS",
-            ],
-            View::Stuck => &[
-                "ID",
-                "STATE",
-                "DESTINATION",
-                "TENANT",
-                "ARTICLE",
-                "REV",
-                "STUCK",
-                "LEASE OWNER",
-            ],
-        };
-        t.set_header(header.iter().map(Cell::new));
+        let mut t = Table::new(self.columns()).prefix_at_least(self.id_prefix);
         for j in &self.jobs {
-            let mut row: Vec<Cell> = vec![Cell::new(j.id)];
+            let mut row = vec![Cell::id(j.id)];
             if self.view != View::Uncertain {
-                row.push(ui.state_cell(j.state));
+                row.push(Cell::state(j.state));
             }
-            let destination = if self.paused.contains(&j.destination) {
-                paused_label(&j.destination)
+            // A paused destination says so, however short its name is cut.
+            let destination = Cell::new(&j.destination);
+            row.push(if self.paused.contains(&j.destination) {
+                destination.tail(PAUSED_TAIL).tone(Tone::Warn)
             } else {
-                j.destination.clone()
-            };
+                destination
+            });
             row.extend([
-                Cell::new(destination),
                 Cell::new(&j.tenant_id),
                 Cell::new(&j.article_id),
                 Cell::new(&j.revision_id),
@@ -194,7 +199,7 @@ impl Render for JobList {
             match self.view {
                 View::Jobs => {
                     row.push(Cell::new(self.since(j.state_changed_at)));
-                    row.push(Cell::new(j.attempts));
+                    row.push(Cell::new(j.attempts.to_string()));
                 }
                 View::Uncertain => {
                     let sent = j
@@ -202,7 +207,7 @@ impl Render for JobList {
                         .map_or_else(|| "never".to_string(), |s| format!("{} ago", self.since(s)));
                     row.push(Cell::new(sent));
                     row.push(Cell::new(self.since(j.state_changed_at)));
-                    row.push(Cell::new(j.attempts));
+                    row.push(Cell::new(j.attempts.to_string()));
                 }
                 View::Stuck => {
                     let why = match (j.state, j.lease_expires_at) {
@@ -215,17 +220,24 @@ impl Render for JobList {
                     row.push(Cell::new(j.lease_owner.as_deref().unwrap_or("")));
                 }
             }
-            t.add_row(row);
+            t.row(row);
         }
-        // Ids are copied into the next command: never wrapped; other columns wrap instead.
-        if let Some(id) = t.column_mut(0) {
-            id.set_constraint(ColumnConstraint::ContentWidth);
-        }
-        let mut text = t.to_string();
+        let mut text = t.render(ui);
         if let Some(c) = &self.next_cursor {
-            text.push_str(&format!("\nmore: --cursor {c}"));
+            // The cursor is copied whole: on its own line when both do not fit one.
+            let line = format!("more: --cursor {c}");
+            match ui.width() {
+                Some(w) if line.chars().count() > usize::from(w) => {
+                    text.push_str(&format!("\nmore (the next page):\n--cursor {c}"))
+                }
+                _ => text.push_str(&format!("\n{line}")),
+            }
         }
         text
+    }
+
+    fn output(&self) -> Output {
+        Output::Data
     }
 
     fn jsonl(&self) -> Vec<serde_json::Value> {

@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::jobs::worker::{reserve, Reservation};
 use crate::jobs::{payload_hash, BusinessKey, Event, Job};
-use crate::ui::{Render, Ui};
+use crate::ui::{escape, paragraphs, Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -41,26 +41,35 @@ struct ReserveReport {
 }
 
 impl Render for ReserveReport {
-    fn table(&self, _ui: &Ui) -> String {
+    fn table(&self, ui: &Ui) -> String {
         let j = &self.job;
-        if self.created {
+        let text = if self.created {
             format!(
                 "reserved job {} ({}) for {}/{}/{} → {}, state {}, version {}",
                 j.id,
-                j.external_ref,
-                j.tenant_id,
-                j.article_id,
-                j.revision_id,
-                j.destination,
+                escape(&j.external_ref),
+                escape(&j.tenant_id),
+                escape(&j.article_id),
+                escape(&j.revision_id),
+                escape(&j.destination),
                 j.state,
                 j.version
             )
         } else {
             format!(
                 "already reserved: job {} ({}) is {} at version {}; no change",
-                j.id, j.external_ref, j.state, j.version
+                j.id,
+                escape(&j.external_ref),
+                j.state,
+                j.version
             )
-        }
+        };
+        paragraphs(&text, ui.width().map(usize::from))
+    }
+
+    /// The account of an action (scripts read the id from `-o json`).
+    fn output(&self) -> Output {
+        Output::Report
     }
 }
 

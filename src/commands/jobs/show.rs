@@ -5,7 +5,6 @@
 //! expired and whether the request was sent, which decide where a sweep would take the job.
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use comfy_table::{Cell, TableComponent};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -17,7 +16,7 @@ use crate::jobs::model::rfc3339;
 use crate::jobs::query::db_now;
 use crate::jobs::state::{Role, Transition};
 use crate::jobs::{store, Action, Event, Job, JobRef, State, TRANSITIONS};
-use crate::ui::{escape, Render, Ui};
+use crate::ui::{paragraphs, Cell, Column, Fields, Note, Output, Render, Table, Tone, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -63,12 +62,20 @@ struct JobDetail {
     moves: Vec<Move>,
     #[serde(skip)]
     now: DateTime<Utc>,
+    /// How many characters of the id are unique in the table (for the commands shown).
+    #[serde(skip)]
+    id_prefix: usize,
 }
 
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let db = ctx.db().await?;
     let job = store::get(&**db, &args.job).await?;
-    let (events, now) = futures::try_join!(store::events(&**db, job.id), db_now(&**db))?;
+    let ids = [job.id];
+    let (events, now, id_prefix) = futures::try_join!(
+        store::events(&**db, job.id),
+        db_now(&**db),
+        store::unique_prefix_len(&**db, &ids)
+    )?;
     drop(db);
     let lease = match (&job.lease_owner, job.lease_expires_at) {
         (Some(owner), Some(expires_at)) => {
@@ -94,6 +101,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         events,
         moves,
         now,
+        id_prefix,
     })?;
     Ok(Exit::Done)
 }
@@ -213,10 +221,9 @@ impl Render for JobDetail {
     fn table(&self, ui: &Ui) -> String {
         let j = &self.job;
         let now = self.now;
+        let width = ui.width().map(usize::from);
         let opt = |v: &Option<String>| v.clone().unwrap_or_default();
         let opt_time = |t: Option<DateTime<Utc>>| t.map(|t| when(t, now)).unwrap_or_default();
-
-        let mut cols = plain_table(ui);
         let lease = match &self.lease {
             Some(l) if l.expired => format!(
                 "held by {}, expired {} ago",
@@ -230,34 +237,39 @@ impl Render for JobDetail {
             ),
             None => "none".into(),
         };
-        let rows: Vec<(&str, Cell)> = vec![
-            ("id", Cell::new(j.id)),
-            ("external_ref", Cell::new(escape(&j.external_ref))),
-            ("tenant_id", Cell::new(escape(&j.tenant_id))),
-            ("article_id", Cell::new(escape(&j.article_id))),
-            ("revision_id", Cell::new(escape(&j.revision_id))),
-            ("destination", Cell::new(escape(&j.destination))),
-            ("payload_hash", Cell::new(escape(&j.payload_hash))),
-            ("state", ui.state_cell(j.state)),
-            ("version", Cell::new(j.version)),
-            ("attempts", Cell::new(j.attempts)),
-            ("lease", Cell::new(escape(&lease))),
-            ("lease_owner", Cell::new(escape(&opt(&j.lease_owner)))),
-            ("lease_expires_at", Cell::new(opt_time(j.lease_expires_at))),
-            ("sent_at", Cell::new(opt_time(j.sent_at))),
-            ("remote_id", Cell::new(escape(&opt(&j.remote_id)))),
-            ("last_error", Cell::new(escape(&opt(&j.last_error)))),
-            ("created_at", Cell::new(when(j.created_at, now))),
-            ("updated_at", Cell::new(when(j.updated_at, now))),
-            ("state_changed_at", Cell::new(when(j.state_changed_at, now))),
-        ];
-        for (name, value) in rows {
-            cols.add_row(vec![Cell::new(name), value]);
-        }
 
-        let mut history = plain_table(ui);
-        history.set_header(vec![
-            "AT", "ACTOR", "ACTION", "MOVE", "VERSION", "REASON", "EVIDENCE",
+        // Every column under its name; ids, references and hashes whole on a line.
+        let mut cols = Fields::new();
+        cols.token("id", Cell::id(j.id))
+            .token("external_ref", j.external_ref.as_str())
+            .text("tenant_id", j.tenant_id.as_str())
+            .text("article_id", j.article_id.as_str())
+            .text("revision_id", j.revision_id.as_str())
+            .text("destination", j.destination.as_str())
+            .token("payload_hash", j.payload_hash.as_str())
+            .token("state", Cell::state(j.state))
+            .token("version", j.version.to_string())
+            .token("attempts", j.attempts.to_string())
+            .text("lease", lease)
+            .text("lease_owner", opt(&j.lease_owner))
+            .text("lease_expires_at", opt_time(j.lease_expires_at))
+            .text("sent_at", opt_time(j.sent_at))
+            .text("remote_id", opt(&j.remote_id))
+            .text("last_error", opt(&j.last_error))
+            .text("created_at", when(j.created_at, now))
+            .text("updated_at", when(j.updated_at, now))
+            .text("state_changed_at", when(j.state_changed_at, now));
+
+        // The history: when and what moved first; the reason and evidence cut first, the
+        // versions and the action (the move says it) dropped on a narrow terminal.
+        let mut history = Table::new(vec![
+            Column::new("AT"),
+            Column::new("ACTOR").truncate(10).priority(3),
+            Column::new("ACTION").priority(4),
+            Column::new("MOVE"),
+            Column::new("VERSION").priority(5),
+            Column::new("REASON").truncate(16).priority(1),
+            Column::new("EVIDENCE").truncate(16).priority(2),
         ]);
         for e in &self.events {
             let from = e.from_state.map_or("∅".to_string(), |s| s.to_string());
@@ -265,62 +277,68 @@ impl Render for JobDetail {
                 Some(v) => format!("{v} → {}", e.to_version),
                 None => e.to_version.to_string(),
             };
-            history.add_row(vec![
+            history.row(vec![
                 Cell::new(e.at.to_rfc3339_opts(SecondsFormat::Secs, true)),
-                Cell::new(escape(&e.actor)),
-                Cell::new(escape(&e.action)),
+                Cell::new(&e.actor),
+                Cell::new(&e.action),
                 Cell::new(format!("{from} → {}", e.to_state)),
                 Cell::new(version),
-                Cell::new(escape(e.reason.as_deref().unwrap_or_default())),
-                Cell::new(escape(&summarize(&e.evidence))),
+                Cell::new(e.reason.as_deref().unwrap_or_default()),
+                Cell::new(summarize(&e.evidence)),
             ]);
         }
 
-        let mut out = format!("job {} ({} at version {})\n", j.id, j.state, j.version);
-        out.push_str(&cols.to_string());
+        let mut out = paragraphs(
+            &format!("job {} ({} at version {})", j.id, j.state, j.version),
+            width,
+        );
+        out.push('\n');
+        out.push_str(&cols.render(ui));
         let n = self.events.len();
         let plural = if n == 1 { "" } else { "s" };
         out.push_str(&format!("\n\nhistory ({n} event{plural})\n"));
-        out.push_str(&history.to_string());
+        out.push_str(&history.render(ui));
         out.push_str("\n\nmoves");
         if j.state.is_terminal() {
             out.push_str(&format!(" (none: {} is terminal)", j.state));
         } else {
-            let mut moves = plain_table(ui);
-            moves.set_header(vec!["MOVE", "BY", "NOW", "WHY"]);
-            // Valid moves first, each with the command that makes it.
+            // Valid moves first, each with the command that makes it on a line of its own:
+            // never broken; its id shortened to a prefix when the whole id does not fit.
+            let mut moves = Table::new(vec![
+                Column::new("MOVE"),
+                Column::new("BY").priority(2),
+                Column::new("NOW"),
+                Column::new("WHY").truncate(20).priority(1).or_below(),
+            ])
+            .prefix_at_least(self.id_prefix);
             let ordered = self
                 .moves
                 .iter()
                 .filter(|m| m.valid)
                 .chain(self.moves.iter().filter(|m| !m.valid));
             for m in ordered {
-                // The command on a line of its own (escaped apart: the line break is ours).
-                let why = match (&m.command, m.valid) {
-                    (Some(c), true) => format!("{}\n$ {}", escape(&m.why), escape(c)),
-                    _ => escape(&m.why),
-                };
-                moves.add_row(vec![
+                moves.row(vec![
                     Cell::new(format!("{} → {}", m.action, m.to)),
                     Cell::new(m.by.as_str()),
-                    Cell::new(if m.valid { "valid" } else { "not now" }),
-                    Cell::new(why),
+                    if m.valid {
+                        Cell::new("valid").tone(Tone::Good)
+                    } else {
+                        Cell::new("not now")
+                    },
+                    Cell::new(&m.why),
                 ]);
+                if let (Some(c), true) = (&m.command, m.valid) {
+                    moves.note(Note::command(format!("$ {c}"), Some(j.id)));
+                }
             }
             out.push('\n');
-            out.push_str(&moves.to_string());
+            out.push_str(&moves.render(ui));
         }
         out.truncate(out.trim_end().len());
         out
     }
-}
 
-/// The UI's table, one line a row (no rule between rows).
-fn plain_table(ui: &Ui) -> comfy_table::Table {
-    let mut t = ui.table();
-    t.remove_style(TableComponent::HorizontalLines);
-    t.remove_style(TableComponent::MiddleIntersections);
-    t.remove_style(TableComponent::LeftBorderIntersections);
-    t.remove_style(TableComponent::RightBorderIntersections);
-    t
+    fn output(&self) -> Output {
+        Output::Data
+    }
 }

@@ -59,6 +59,7 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
 
     if ask {
         ctx.ui.before_prompt(&consent_summary(
+            ctx.ui.err_width().map(usize::from),
             &job,
             mark,
             remote_id.as_deref(),

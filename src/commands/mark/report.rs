@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::plan::Mark;
 use crate::duration::format_duration;
 use crate::jobs::{Event, Job};
-use crate::ui::{escape, Render, Ui};
+use crate::ui::{escape, paragraphs, Cell, Fields, Output, Render, Ui};
 
 #[derive(Debug, Serialize)]
 pub struct MarkReport {
@@ -21,7 +21,18 @@ pub struct MarkReport {
 }
 
 impl Render for MarkReport {
-    fn table(&self, _ui: &Ui) -> String {
+    fn table(&self, ui: &Ui) -> String {
+        paragraphs(&self.text(), ui.width().map(usize::from))
+    }
+
+    fn output(&self) -> Output {
+        Output::Report
+    }
+}
+
+impl MarkReport {
+    /// What happened, a line for the move and one each for its event and evidence.
+    fn text(&self) -> String {
         let job = &self.job;
         let remote = |r: &Option<String>| {
             r.as_deref()
@@ -90,8 +101,11 @@ pub fn evidence_line(evidence: &Value) -> String {
     }
 }
 
-/// What a person sees before answering: the job, the move, and the evidence.
+/// What a person sees before answering: the job, the move, and the evidence; fitted to
+/// `width` (stderr's), the id and the reference each whole on a line.
+#[allow(clippy::too_many_arguments)]
 pub fn consent_summary(
+    width: Option<usize>,
     job: &Job,
     mark: &Mark,
     remote_id: Option<&str>,
@@ -101,51 +115,56 @@ pub fn consent_summary(
     now: DateTime<Utc>,
 ) -> String {
     let ago = |t: DateTime<Utc>| format_duration((now - t).to_std().unwrap_or_default());
-    let mut lines = vec![
-        format!("Job        {} ({})", job.id, job.external_ref),
-        format!(
-            "Key        tenant {}, article {}, revision {}, destination {}",
-            escape(&job.tenant_id),
-            escape(&job.article_id),
-            escape(&job.revision_id),
-            escape(&job.destination)
-        ),
-        format!(
-            "State      {}, version {}, for {}",
-            job.state,
-            job.version,
-            ago(job.state_changed_at)
-        ),
-        format!("Attempts   {}", job.attempts),
-        format!(
-            "Sent at    {}",
+    let mut f = Fields::new();
+    f.token("Job", Cell::id(job.id))
+        .token("Ref", job.external_ref.as_str())
+        .text(
+            "Key",
+            format!(
+                "tenant {}, article {}, revision {}, destination {}",
+                job.tenant_id, job.article_id, job.revision_id, job.destination
+            ),
+        )
+        .text(
+            "State",
+            format!(
+                "{}, version {}, for {}",
+                job.state,
+                job.version,
+                ago(job.state_changed_at)
+            ),
+        )
+        .text("Attempts", job.attempts.to_string())
+        .text(
+            "Sent at",
             job.sent_at.map_or_else(
                 || "never".to_string(),
-                |t| format!(
-                    "{} ({} ago)",
-                    t.to_rfc3339_opts(SecondsFormat::Secs, true),
-                    ago(t)
-                )
-            )
-        ),
-        format!(
-            "Remote id  {}",
-            escape(job.remote_id.as_deref().unwrap_or("(none)"))
-        ),
-        format!(
-            "Move       {} v{} → {} v{} ({}, as {})",
-            job.state,
-            job.version,
-            mark.target(),
-            job.version + 1,
-            mark.action(),
-            escape(actor)
-        ),
-    ];
+                |t| {
+                    format!(
+                        "{} ({} ago)",
+                        t.to_rfc3339_opts(SecondsFormat::Secs, true),
+                        ago(t)
+                    )
+                },
+            ),
+        )
+        .token("Remote id", job.remote_id.as_deref().unwrap_or("(none)"))
+        .text(
+            "Move",
+            format!(
+                "{} v{} → {} v{} ({}, as {})",
+                job.state,
+                job.version,
+                mark.target(),
+                job.version + 1,
+                mark.action(),
+                actor
+            ),
+        );
     if let Some(r) = remote_id {
-        lines.push(format!("Records    remote_id {}", escape(r)));
+        f.text("Records", format!("remote_id {r}"));
     }
-    lines.push(format!("Reason     {}", escape(reason)));
-    lines.push(format!("Evidence   {}", evidence_line(evidence)));
-    lines.join("\n")
+    f.text("Reason", reason)
+        .text("Evidence", evidence_line(evidence));
+    f.render_at(width, false)
 }

@@ -14,7 +14,8 @@ use crate::error::{Code, Error, Exit, Result};
 use crate::jobs::reconcile::Settled;
 use crate::jobs::State;
 use crate::remote::{Controls, Verdict};
-use crate::ui::{escape, Stream, Ui};
+use crate::ui::table::StreamTable;
+use crate::ui::{escape, paragraphs, Cell, Column, Stream, Table, Tone, Ui};
 
 /// What happened (or would happen) to one job; SPEC §5's `reconcile` job object.
 #[derive(Debug, Clone, Serialize)]
@@ -252,11 +253,12 @@ pub fn too_many(max: u64, summary: &Summary) -> Error {
 /// The question's context on the terminal: counts per verdict and a few examples (on stderr,
 /// even with `-q`: consent to something unseen is no consent).
 pub fn show_plan(ui: &Ui, summary: &Summary, moves: &[Judged], samples: usize) {
-    let mut lines = vec![format!(
-        "reconcile would move {} of {} examined jobs:",
-        summary.would_move(),
-        summary.examined()
-    )];
+    let width = ui.err_width().map(usize::from);
+    let mut counts = Table::new(vec![
+        Column::new("VERDICT"),
+        Column::new("JOBS").right(),
+        Column::new("MOVE"),
+    ]);
     for (verdict, n) in [
         (Verdict::Accept, summary.accept),
         (Verdict::SafeToRetry, summary.safe_to_retry),
@@ -268,109 +270,106 @@ pub fn show_plan(ui: &Ui, summary: &Summary, moves: &[Judged], samples: usize) {
             Some(a) => format!("→ {}", a.to()),
             None => format!("(stay {})", State::reconciled()),
         };
-        lines.push(format!("  {:<14}{n:>8}  {what}", verdict.as_str()));
+        counts.row(vec![
+            Cell::new(verdict.as_str()),
+            Cell::new(n.to_string()),
+            Cell::new(what),
+        ]);
     }
-    lines.push("for example:".into());
+    let mut examples = Table::new(vec![
+        Column::id("JOB"),
+        Column::new("DESTINATION").truncate(12).priority(2),
+        Column::new("VERDICT"),
+        Column::new("TO"),
+        Column::new("REASON").truncate(20).priority(1),
+    ]);
     for j in moves.iter().take(samples) {
-        lines.push(format!(
-            "  {} {} {} → {}: {}",
-            j.job.id,
-            escape(&j.job.destination),
-            j.lookup.verdict.as_str(),
-            action_for(j.lookup.verdict).map_or("-", |a| a.to().as_str()),
-            escape(&j.lookup.reason)
-        ));
+        examples.row(vec![
+            Cell::id(j.job.id),
+            Cell::new(&j.job.destination),
+            Cell::new(j.lookup.verdict.as_str()),
+            Cell::new(action_for(j.lookup.verdict).map_or("-", |a| a.to().as_str())),
+            Cell::new(&j.lookup.reason),
+        ]);
     }
-    ui.before_prompt(&lines.join("\n"));
+    let mut text = paragraphs(
+        &format!(
+            "reconcile would move {} of {} examined jobs:",
+            summary.would_move(),
+            summary.examined()
+        ),
+        width,
+    );
+    text.push('\n');
+    text.push_str(&counts.render_at(width, false));
+    if !examples.is_empty() {
+        text.push_str("\nfor example:\n");
+        text.push_str(&examples.render_at(width, false));
+    }
+    ui.before_prompt(&text);
 }
 
 /// The report as it is written.
 pub struct Report<'a> {
     ui: &'a Ui,
     stream: Stream<'a>,
+    table: StreamTable,
     applied: bool,
     /// Jobs left unknown per destination whose controls failed.
     controls_failed: BTreeMap<String, u64>,
 }
 
-/// The table's columns: the id in full on a wide terminal (or in a pipe), else an 8-digit
-/// prefix (every JOB argument takes a unique prefix); the reason gets what is left.
-struct Layout {
-    id: usize,
-    reason: Option<usize>,
+/// The rows' table, written as the run goes: the job id in full when the width leaves the
+/// reason 24 columns (120 columns do), else the shortest prefix the ids so far need (8 to start; every JOB argument takes a prefix);
+/// the reason takes what is left, the destination goes before it is squeezed away, and the
+/// state a job went to (its verdict says it) goes first.
+fn rows_table(ui: &Ui) -> StreamTable {
+    StreamTable::new(
+        vec![
+            Column::id("JOB"),
+            Column::new("DESTINATION").truncate(12).priority(2),
+            Column::new("VERDICT"),
+            Column::new("ACTION"),
+            Column::new("TO").priority(3),
+            Column::new("REASON").truncate(24).priority(1),
+        ],
+        vec![36, 12, 13, 7, 13, 24],
+        ui.width().map(usize::from),
+        ui.color(),
+    )
 }
 
-impl Layout {
-    fn of(ui: &Ui) -> Layout {
-        match ui.width() {
-            None => Layout {
-                id: 36,
-                reason: None,
-            },
-            Some(w) => {
-                let id = if w >= 120 { 36 } else { 8 };
-                // id, destination (12), verdict (13), action (7), to (13), 5 gaps of 2.
-                let fixed = id + 12 + 13 + 7 + 13 + 10;
-                Layout {
-                    id,
-                    reason: Some((w as usize).saturating_sub(fixed).max(16)),
-                }
-            }
-        }
-    }
-
-    fn header(&self) -> String {
-        format!(
-            "{:<id$}  {:<12}  {:<13}  {:<7}  {:<13}  REASON",
-            "JOB",
-            "DESTINATION",
-            "VERDICT",
-            "ACTION",
-            "TO",
-            id = self.id
-        )
-    }
-
-    fn line(&self, row: &Row) -> String {
-        let id = row.id.to_string();
-        let reason = escape(&row.reason);
-        let reason = match self.reason {
-            Some(w) => truncate(&reason, w),
-            None => reason,
-        };
-        format!(
-            "{:<idw$}  {:<12}  {:<13}  {:<7}  {:<13}  {reason}",
-            &id[..self.id],
-            truncate(&escape(&row.destination), 12),
-            row.verdict.as_str(),
-            row.action.as_str(),
-            row.to_state.map_or("-", State::as_str),
-            idw = self.id
-        )
-    }
+fn row_cells(row: &Row) -> Vec<Cell> {
+    vec![
+        Cell::id(row.id),
+        Cell::new(&row.destination),
+        Cell::new(row.verdict.as_str()).tone(verdict_tone(row.verdict)),
+        Cell::new(row.action.as_str()),
+        Cell::new(row.to_state.map_or("-", State::as_str)),
+        Cell::new(&row.reason),
+    ]
 }
 
-/// At most `width` characters, the last one `…` when something was cut.
-fn truncate(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
+fn verdict_tone(v: Verdict) -> Tone {
+    match v {
+        Verdict::Conflict | Verdict::Unknown => Tone::Bad,
+        Verdict::Wait => Tone::Warn,
+        Verdict::Accept | Verdict::SafeToRetry => Tone::Good,
     }
-    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
 }
 
 impl<'a> Report<'a> {
     pub fn new(ui: &'a Ui, applied: bool) -> Report<'a> {
-        let layout = Layout::of(ui);
+        let table = rows_table(ui);
         Report {
             ui,
             stream: Stream::new(
                 ui,
                 vec![("applied", applied.into())],
                 "jobs",
-                layout.header(),
+                table.header(),
             ),
+            table,
             applied,
             controls_failed: BTreeMap::new(),
         }
@@ -384,8 +383,9 @@ impl<'a> Report<'a> {
                 .or_default() += 1;
         }
         let json = serde_json::to_value(row).map_err(|e| Error::bug(e.to_string()))?;
-        let layout = Layout::of(self.ui);
-        self.stream.item(&json, || layout.line(row))
+        let table = &mut self.table;
+        self.stream
+            .item(&json, || table.line(row.id, &row_cells(row)))
     }
 
     fn controls_json(controls: &BTreeMap<String, Arc<Controls>>) -> Value {
@@ -425,7 +425,7 @@ impl<'a> Report<'a> {
     ) -> Result<()> {
         let mut text = vec![summary.line(self.applied)];
         text.extend(self.controls_lines(controls));
-        let text = text.join("\n");
+        let text = paragraphs(&text.join("\n"), self.ui.width().map(usize::from));
         let closed = self.stream.stdout_closed();
         let rows = self.stream.items();
         let tail = vec![
