@@ -1,8 +1,8 @@
 //! A document written as it is produced, for runs over many jobs (`reconcile`) that hold
 //! none of them: JSON opened with its first members, the list's items as they come, and
 //! closed with the last members, or, when the run fails midway, with an `"error"` member, so
-//! stdout always carries exactly one JSON document; JSON lines one object a line (the error
-//! as a last line); a table one line an item under a header.
+//! stdout always carries exactly one JSON document; JSON lines one object a line (the
+//! members around the list in one object after the items, then the error when it failed); a table one line an item under a header.
 //!
 //! A closed stdout is remembered: the first write that meets it returns the broken-pipe
 //! error (the caller decides whether the run stops or finishes what was consented to), and
@@ -112,16 +112,25 @@ impl<'a> Stream<'a> {
         text
     }
 
+    /// JSON lines' last object: the members around the list (the head's and the tail's),
+    /// which the items' lines do not carry.
+    fn last_line(&self, tail: Vec<(&'static str, Value)>) -> String {
+        let obj: serde_json::Map<String, Value> = self
+            .head
+            .iter()
+            .cloned()
+            .chain(tail)
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        format!("{}\n", Value::Object(obj))
+    }
+
     /// The end: the last members (JSON; in JSON lines one object holding them), and the
     /// table's closing text (not with `-q`).
     pub fn finish(mut self, tail: Vec<(&'static str, Value)>, table: &str) -> Result<()> {
         let text = match self.ui.format {
             Format::Json => self.closing(&tail),
-            Format::Jsonl => {
-                let obj: serde_json::Map<String, Value> =
-                    tail.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-                format!("{}\n", Value::Object(obj))
-            }
+            Format::Jsonl => self.last_line(tail),
             Format::Table if self.ui.quiet || table.is_empty() => return Ok(()),
             Format::Table => format!("{table}\n"),
         };
@@ -129,7 +138,7 @@ impl<'a> Stream<'a> {
     }
 
     /// The end of a run that failed midway: the document closed with the members so far and
-    /// the error (JSON lines: the error as the last line). Returns the error marked as
+    /// the error (JSON lines: the members so far, then the error, as the last two lines). Returns the error marked as
     /// already in the output, for the caller to return (stderr still says it).
     pub fn fail(mut self, tail: Vec<(&'static str, Value)>, err: Error) -> Error {
         if err.kind() == Kind::BrokenPipe {
@@ -142,7 +151,7 @@ impl<'a> Stream<'a> {
                 tail.push(("error", doc["error"].clone()));
                 self.closing(&tail)
             }
-            Format::Jsonl => format!("{doc}\n"),
+            Format::Jsonl => format!("{}{doc}\n", self.last_line(tail)),
             Format::Table => return err,
         };
         match self.write(&text) {

@@ -194,6 +194,61 @@ async fn a_move_the_database_refuses_fails_only_that_job() {
 /// exactly what the database has; the message says how to see it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_whose_database_goes_away_prints_one_document_saying_what_moved() {
+    let (env, run, in_db) = reconcile_while_the_database_goes_away("json").await;
+    let doc: Value = serde_json::from_slice(&run.0.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}", run.stdout()));
+    assert!(doc["error"]["message"].is_string(), "{doc}");
+    assert_eq!(doc["applied"], json!(true));
+    assert_eq!(doc["summary"]["moved"], json!(in_db), "{}", run.stderr());
+    let moved_rows = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["action"] == "moved")
+        .count() as i64;
+    assert_eq!(moved_rows, in_db);
+    let err = run.stderr();
+    assert!(err.contains(&format!("moved {in_db} jobs")), "{err}");
+    assert!(err.contains("reconctl events --since"), "{err}");
+    drop(env);
+}
+
+/// The same in JSON lines: a line a job, then the members around the list (what moved),
+/// then the error as the last line; every line one object.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_lines_of_a_run_whose_database_goes_away_end_with_the_summary_and_the_error() {
+    let (env, run, in_db) = reconcile_while_the_database_goes_away("jsonl").await;
+    let lines: Vec<Value> = run
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let n = lines.len();
+    assert!(n >= 3, "{lines:?}");
+    assert!(
+        lines[n - 1]["error"]["message"].is_string(),
+        "{:?}",
+        lines[n - 1]
+    );
+    assert_eq!(lines[n - 2]["applied"], json!(true));
+    assert_eq!(
+        lines[n - 2]["summary"]["moved"],
+        json!(in_db),
+        "{}",
+        run.stderr()
+    );
+    let moved_rows = lines[..n - 2]
+        .iter()
+        .filter(|r| r["action"] == "moved")
+        .count() as i64;
+    assert_eq!(moved_rows, in_db);
+    drop(env);
+}
+
+/// `reconcile --apply --yes -o FORMAT` over 800 uncertain jobs, whose database refuses
+/// connections and ends every session once 100 have moved; its output (exit 1), and the
+/// moves the database holds.
+async fn reconcile_while_the_database_goes_away(format: &str) -> (TestEnv, Run, i64) {
     let env = TestEnv::new().await;
     let cms = Cms::start().await;
     Mock::given(method("GET"))
@@ -214,7 +269,7 @@ async fn a_run_whose_database_goes_away_prints_one_document_saying_what_moved() 
             "--concurrency",
             "4",
             "-o",
-            "json",
+            format,
         ])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -250,22 +305,9 @@ async fn a_run_whose_database_goes_away_prints_one_document_saying_what_moved() 
         .await
         .unwrap();
     let run = Run(out).expect(1);
-    let doc: Value = serde_json::from_slice(&run.0.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}", run.stdout()));
-    assert!(doc["error"]["message"].is_string(), "{doc}");
     let c = crate::harness::connect_url(&env.url).await;
     let in_db: i64 = c.query_one(moved_sql, &[]).await.unwrap().get(0);
-    assert_eq!(doc["summary"]["moved"], json!(in_db), "{}", run.stderr());
-    let moved_rows = doc["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["action"] == "moved")
-        .count() as i64;
-    assert_eq!(moved_rows, in_db);
-    let err = run.stderr();
-    assert!(err.contains(&format!("moved {in_db} jobs")), "{err}");
-    assert!(err.contains("reconctl events --since"), "{err}");
+    (env, run, in_db)
 }
 
 /// Regression (4): `--lock-timeout 0s` waited until the statement timeout (PostgreSQL's 0 is

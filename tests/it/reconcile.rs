@@ -328,6 +328,7 @@ async fn exit_0_when_every_job_got_a_definite_verdict() {
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert_eq!(lines[0]["id"], json!(b.id));
     assert_eq!(lines[1]["summary"]["wait"], 1);
+    assert_eq!(lines[1]["applied"], json!(false));
     // Nothing uncertain at all: an empty plan, exit 0.
     let empty = TestEnv::new().await;
     let out = empty
