@@ -10,13 +10,13 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::destination::humane;
-use super::status::thousands;
 use super::Exit;
 use crate::context::Context;
 use crate::duration::{format_duration, HumanDuration};
 use crate::error::Result;
 use crate::jobs::pause::{self, Pause, Pauses};
 use crate::jobs::query::{self, Health, OutOfOrder};
+use crate::ui::thousands;
 use crate::ui::{escape, Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]

@@ -23,7 +23,9 @@ use crate::jobs::model::rfc3339_opt;
 use crate::jobs::pause::{self, DestinationEvent, Pause, Pauses};
 use crate::jobs::query::{self, DestinationLoad};
 use crate::jobs::State;
-use crate::ui::{escape, paragraphs, Cell, Column, Fields, Output, Render, Table, Tone, Ui};
+use crate::ui::{
+    escape, paragraphs, thousands, Cell, Column, Fields, Output, Render, Table, Tone, Ui,
+};
 
 #[derive(Debug, Subcommand)]
 #[command(
@@ -403,7 +405,7 @@ fn open_line(load: &DestinationLoad) -> String {
             format!(
                 "{} {} (oldest {})",
                 g.state,
-                super::status::thousands(g.count),
+                thousands(g.count),
                 humane(
                     (load.now - g.oldest_state_changed_at)
                         .to_std()
@@ -606,7 +608,7 @@ async fn pause_cmd(ctx: &Context, args: &PauseArgs) -> Result<Exit> {
         };
         let effect = format!(
             "workers claim none of its jobs ({} waiting); {}",
-            super::status::thousands(waiting(&load)),
+            thousands(waiting(&load)),
             match in_flight(&load) {
                 0 => "none is in flight".to_string(),
                 1 => "the 1 job in flight finishes or times out as usual".to_string(),
@@ -740,7 +742,7 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
     if ask {
         let effect = format!(
             "workers claim its jobs again: {} waiting",
-            super::status::thousands(waiting(&load))
+            thousands(waiting(&load))
         );
         ctx.ui.before_prompt(&consent_summary(
             &ctx.ui, &view, &load, "resume", &effect, reason, &ctx.actor,
@@ -807,7 +809,7 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
         ));
         lines.push(format!(
             "  workers claim its jobs again: {} waiting",
-            super::status::thousands(waiting(&after))
+            thousands(waiting(&after))
         ));
     }
     let unsettled: i64 = after
@@ -819,7 +821,7 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
     if unsettled > 0 {
         lines.push(format!(
             "  {} uncertain or in conflict: `reconctl reconcile --destination {shown}`",
-            super::status::thousands(unsettled)
+            thousands(unsettled)
         ));
     }
     ctx.ui.emit(&ChangeReport {

@@ -11,6 +11,7 @@ pub mod jobs;
 pub mod mark;
 pub mod metrics;
 pub mod migrate;
+pub mod one_of;
 pub mod reconcile;
 pub mod reference;
 pub mod remote;

@@ -16,7 +16,7 @@ use crate::jobs::model::{rfc3339, rfc3339_opt};
 use crate::jobs::pause::{self, Pauses};
 use crate::jobs::query::{self, Overview};
 use crate::jobs::State;
-use crate::ui::{paragraphs, Cell, Column, Output, Render, Table, Tone, Ui};
+use crate::ui::{paragraphs, thousands, Cell, Column, Output, Render, Table, Tone, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -140,22 +140,6 @@ fn report(o: Overview, pauses: &Pauses) -> StatusReport {
         pause_rows,
         pauses_now: pauses.now,
     }
-}
-
-/// `9700000` → `9,700,000`.
-pub(crate) fn thousands(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 {
-        out.insert(0, '-');
-    }
-    out
 }
 
 fn age(secs: i64) -> String {

@@ -17,7 +17,7 @@ pub mod text;
 
 pub use stream::Stream;
 pub use table::{Cell, Column, Note, Table, Tone};
-pub use text::{paragraphs, Fields};
+pub use text::{paragraphs, thousands, Fields};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
 pub enum Format {

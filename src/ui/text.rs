@@ -131,8 +131,34 @@ impl Fields {
     }
 }
 
+/// `9700000` → `9,700,000`.
+pub fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 {
+        out.insert(0, '-');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn thousands_are_grouped_by_three_with_the_sign_kept() {
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(1000), "1,000");
+        assert_eq!(super::thousands(9_700_000), "9,700,000");
+        assert_eq!(super::thousands(-1234567), "-1,234,567");
+        assert_eq!(super::thousands(i64::MIN), "-9,223,372,036,854,775,808");
+    }
+
     use super::*;
 
     #[test]

@@ -27,7 +27,7 @@ use crate::ui::{Cell, Column, Output, Render, Table, Tone, Ui};
 )]
 pub struct Args {
     /// Only jobs in this state (repeatable)
-    #[arg(long, value_name = "STATE", value_parser = crate::cli::one_of::<State>(&State::NAMES))]
+    #[arg(long, value_name = "STATE", value_parser = crate::commands::one_of::one_of::<State>(&State::NAMES))]
     pub state: Vec<State>,
     /// Only jobs for this destination
     #[arg(long, value_name = "NAME")]

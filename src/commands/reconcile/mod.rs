@@ -14,6 +14,7 @@
 
 mod pipeline;
 mod report;
+mod row;
 
 use futures::StreamExt;
 
@@ -23,8 +24,9 @@ use crate::context::Context;
 use crate::error::{Code, Error, Kind, Result};
 use crate::jobs::query;
 use crate::jobs::reconcile as rec;
-use pipeline::{Judged, Pipeline};
-use report::{Report, Row, Summary};
+use pipeline::Pipeline;
+use report::{Report, Summary};
+use row::{Judged, Row};
 
 #[derive(Debug, clap::Args)]
 #[command(

@@ -15,7 +15,7 @@ use std::time::Duration;
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 
-use super::report::Row;
+use super::row::{action_for, Judged, Row};
 use super::{Args, BATCH};
 use crate::clock::DbClock;
 use crate::commands::controls::Gate;
@@ -23,30 +23,11 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::jobs::query::{self, Listing, Position};
 use crate::jobs::reconcile::{self as rec, Settlement};
-use crate::jobs::{Action, Job};
+use crate::jobs::Job;
 use crate::remote::{Dest, Expect, Lookup, Lookups, Verdict};
 
 /// Jobs read per keyset page: one short statement each, no transaction across lookups.
 const PAGE: u32 = 500;
-
-/// A job with what its destination said.
-#[derive(Debug, Clone)]
-pub struct Judged {
-    pub job: Job,
-    pub lookup: Lookup,
-    /// Not asked because the destination's controls failed (named once in the report).
-    pub controls_failed: bool,
-}
-
-/// The move a verdict justifies, if any (SPEC §3: only these three ever move a job).
-pub fn action_for(verdict: Verdict) -> Option<Action> {
-    match verdict {
-        Verdict::Accept => Some(Action::ReconcileAccepted),
-        Verdict::SafeToRetry => Some(Action::ReconcileSafeToRetry),
-        Verdict::Conflict => Some(Action::ReconcileConflict),
-        Verdict::Wait | Verdict::Unknown => None,
-    }
-}
 
 /// The move a lookup justifies, as the job table takes it; `None` when it moves nothing.
 fn settlement(lookup: &Lookup) -> Option<Settlement> {
