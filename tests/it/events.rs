@@ -1741,43 +1741,15 @@ async fn follow_rides_out_a_network_cut_and_exits_1_when_it_lasts() {
 // Every statement is an index range scan
 // ---------------------------------------------------------------------------------------
 
-/// Every node of a plan (EXPLAIN FORMAT JSON) as `(node type, relation, index, depth)`.
-fn plan_nodes(plan: &Value, depth: usize, out: &mut Vec<(String, String, String, usize)>) {
-    let s = |k: &str| plan[k].as_str().unwrap_or("").to_string();
-    out.push((s("Node Type"), s("Relation Name"), s("Index Name"), depth));
-    if let Some(children) = plan["Plans"].as_array() {
-        for c in children {
-            plan_nodes(c, depth + 1, out);
-        }
-    }
-}
-
-/// Each index scan of a plan: the index and the rows the planner expects it to return.
-fn index_scans(plan: &Value, out: &mut Vec<(String, u64)>) {
-    if let Some(ix) = plan["Index Name"].as_str() {
-        out.push((
-            ix.to_string(),
-            plan["Plan Rows"].as_u64().unwrap_or(u64::MAX),
-        ));
-    }
-    if let Some(children) = plan["Plans"].as_array() {
-        for c in children {
-            index_scans(c, out);
-        }
-    }
-}
-
 /// Each Sort node of a plan: the rows the planner expects it to sort, and the relations
 /// read below it.
-fn sorts(plan: &Value, out: &mut Vec<(u64, Vec<String>)>) {
+fn sorts(plan: &Value, out: &mut Vec<(f64, Vec<String>)>) {
     if plan["Node Type"] == "Sort" {
-        let mut nodes = Vec::new();
-        plan_nodes(plan, 0, &mut nodes);
         out.push((
-            plan["Plan Rows"].as_u64().unwrap_or(u64::MAX),
-            nodes
+            plan["Plan Rows"].as_f64().unwrap_or(f64::MAX),
+            crate::plan::nodes(plan)
                 .into_iter()
-                .map(|n| n.1)
+                .map(|n| n.relation)
                 .filter(|r| !r.is_empty())
                 .collect(),
         ));
@@ -1790,15 +1762,7 @@ fn sorts(plan: &Value, out: &mut Vec<(u64, Vec<String>)>) {
 }
 
 async fn explain(client: &Client, sql: &events::EventSql) -> Value {
-    let rows = client
-        .query(
-            &format!("EXPLAIN (FORMAT JSON) {}", sql.text),
-            &sql.params(),
-        )
-        .await
-        .unwrap();
-    let doc: Value = rows[0].get(0);
-    doc[0]["Plan"].clone()
+    crate::plan::explain(client, &sql.text, &sql.params(), false).await
 }
 
 #[tokio::test]
@@ -1987,9 +1951,13 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
         }
         for (label, sql, no_sort) in &statements {
             let plan = explain(&env.client, sql).await;
-            let mut nodes = Vec::new();
-            plan_nodes(&plan, 0, &mut nodes);
-            for (node, relation, _, _) in &nodes {
+            let nodes = crate::plan::nodes(&plan);
+            for crate::plan::Node {
+                kind: node,
+                relation,
+                ..
+            } in &nodes
+            {
                 assert!(
                     !(node == "Seq Scan"
                         && ["publication_jobs", "job_events", "job_event_destinations"]
@@ -2005,13 +1973,13 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
                 sorts(&plan, &mut found);
                 for (rows, relations) in &found {
                     assert!(
-                        *rows <= 200 || relations.iter().all(|r| r == "destination_events"),
+                        *rows <= 200.0 || relations.iter().all(|r| r == "destination_events"),
                         "{label}: sorts {rows} rows of {relations:?}:\n{plan:#}"
                     );
                 }
                 for ix in *indexes {
                     assert!(
-                        nodes.iter().any(|n| n.2 == *ix),
+                        nodes.iter().any(|n| n.index == *ix),
                         "{label}: {ix} not used:\n{plan:#}"
                     );
                 }
@@ -2019,12 +1987,13 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
                 // (One job's few events may as well be read by job, and a rare
                 // destination's few by destination: what matters is that no index range
                 // the planner reads holds more than a few rows.)
-                let mut scans = Vec::new();
-                index_scans(&plan, &mut scans);
                 assert!(
-                    nodes.iter().any(|n| n.2 == "ix_job_events_xid"
-                        || (filter.job.is_some() && n.2 == "ix_job_events_job"))
-                        || scans.iter().all(|(_, rows)| *rows <= 200),
+                    nodes.iter().any(|n| n.index == "ix_job_events_xid"
+                        || (filter.job.is_some() && n.index == "ix_job_events_job"))
+                        || nodes
+                            .iter()
+                            .filter(|n| !n.index.is_empty())
+                            .all(|n| n.rows <= 200.0),
                     "{label}: the delta is not read by xid:\n{plan:#}"
                 );
             }

@@ -501,3 +501,8 @@ impl Run {
         self
     }
 }
+
+/// `RECONCTL_LONG_TESTS=1`: the race, crash and fuzz trials run their long form (README).
+pub fn long_tests() -> bool {
+    std::env::var("RECONCTL_LONG_TESTS").is_ok_and(|v| v == "1")
+}

@@ -13,6 +13,7 @@ mod generated;
 mod inspect;
 mod mark;
 mod pause;
+mod plan;
 mod quiet;
 mod reconcile;
 mod reliability;

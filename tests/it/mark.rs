@@ -397,11 +397,7 @@ async fn input_mistakes_are_usage_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn race_twenty_processes_mark_one_job_exactly_one_wins() {
     let env = TestEnv::new().await;
-    let iterations: usize = if std::env::var_os("RECONCTL_LONG_TESTS").is_some() {
-        300
-    } else {
-        50
-    };
+    let iterations: usize = if long_tests() { 300 } else { 50 };
     let (mut lost_guard, mut read_late) = (0, 0);
     let gate = env.connect().await;
     let started = Instant::now();

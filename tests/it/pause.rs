@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use tokio_postgres::Client;
 
 use crate::harness::*;
+use crate::plan;
 
 use State::*;
 
@@ -1506,24 +1507,6 @@ async fn destination_list_and_status_fit_80_columns() {
 // The claim stays index-driven at production skew
 // ---------------------------------------------------------------------------------------
 
-/// Every node of a plan (EXPLAIN ANALYZE FORMAT JSON) as `(node type, relation, index, rows
-/// read)`: the rows it returned plus those its filter removed, over all its loops.
-fn plan_nodes(plan: &Value, out: &mut Vec<(String, String, String, f64)>) {
-    let s = |k: &str| plan[k].as_str().unwrap_or("").to_string();
-    let n = |k: &str| plan[k].as_f64().unwrap_or(0.0);
-    out.push((
-        s("Node Type"),
-        s("Relation Name"),
-        s("Index Name"),
-        (n("Actual Rows") + n("Rows Removed by Filter")) * n("Actual Loops"),
-    ));
-    if let Some(children) = plan["Plans"].as_array() {
-        for c in children {
-            plan_nodes(c, out);
-        }
-    }
-}
-
 #[tokio::test]
 async fn the_claim_walks_the_claimable_index_at_production_skew_with_three_destinations_paused() {
     let env = TestEnv::new().await;
@@ -1580,33 +1563,25 @@ async fn the_claim_walks_the_claimable_index_at_production_skew_with_three_desti
     let explain = |sql: String, destination: Option<&'static str>| {
         let c = &c;
         async move {
-            let rows = c
-                .query(
-                    &format!("EXPLAIN (ANALYZE, FORMAT JSON) {sql}"),
-                    &[&destination, &"bench-worker", &60.0f64],
-                )
-                .await
-                .unwrap();
-            let doc: Value = rows[0].get(0);
-            let mut nodes = Vec::new();
-            plan_nodes(&doc[0]["Plan"], &mut nodes);
-            (nodes, doc[0]["Plan"]["Actual Rows"].as_f64().unwrap())
+            let plan =
+                plan::explain(c, &sql, &[&destination, &"bench-worker", &60.0f64], true).await;
+            (plan::nodes(&plan), plan["Actual Rows"].as_f64().unwrap())
         }
     };
-    let indexes = |nodes: &[(String, String, String, f64)]| {
+    let indexes = |nodes: &[plan::Node]| {
         nodes
             .iter()
-            .filter(|n| n.2.starts_with("ix_publication_jobs"))
-            .map(|n| n.2.clone())
+            .filter(|n| n.index.starts_with("ix_publication_jobs"))
+            .map(|n| n.index.clone())
             .collect::<std::collections::BTreeSet<_>>()
     };
     c.batch_execute("BEGIN").await.unwrap();
     for destination in [None, Some("cms-7"), Some("cms-1")] {
         let (nodes, claimed) = explain(sql.clone(), destination).await;
         let (old_nodes, _) = explain(before.clone(), destination).await;
-        for (node, relation, _, _) in &nodes {
+        for n in &nodes {
             assert!(
-                !(node == "Seq Scan" && relation == "publication_jobs"),
+                !(n.kind == "Seq Scan" && n.relation == "publication_jobs"),
                 "{destination:?}: a sequential scan of publication_jobs:\n{nodes:#?}"
             );
         }
@@ -1619,8 +1594,10 @@ async fn the_claim_walks_the_claimable_index_at_production_skew_with_three_desti
         );
         let read: f64 = nodes
             .iter()
-            .filter(|n| n.1 == "publication_jobs" || n.2.starts_with("ix_publication_jobs"))
-            .map(|n| n.3)
+            .filter(|n| {
+                n.relation == "publication_jobs" || n.index.starts_with("ix_publication_jobs")
+            })
+            .map(|n| n.read)
             .fold(0.0, f64::max);
         match destination {
             None => {

@@ -493,7 +493,7 @@ async fn four_concurrent_sweepers_move_every_job_exactly_once() {
 }
 
 fn race_rounds() -> usize {
-    if std::env::var_os("RECONCTL_LONG_TESTS").is_some() {
+    if long_tests() {
         500
     } else {
         40

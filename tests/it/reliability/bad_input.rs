@@ -22,7 +22,7 @@ use crate::harness::*;
 pub static INPUTS: AtomicU64 = AtomicU64::new(0);
 
 fn fuzz_cases() -> u32 {
-    if std::env::var("RECONCTL_LONG_TESTS").is_ok_and(|v| v == "1") {
+    if long_tests() {
         50_000
     } else {
         2_000

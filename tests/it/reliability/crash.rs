@@ -30,7 +30,7 @@ fn trials() -> u64 {
     {
         return n;
     }
-    if std::env::var("RECONCTL_LONG_TESTS").is_ok_and(|v| v == "1") {
+    if long_tests() {
         50
     } else {
         5

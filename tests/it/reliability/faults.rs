@@ -236,11 +236,7 @@ async fn a_sweep_whose_backend_is_terminated_exits_1_and_leaves_only_whole_batch
     const BATCH: i64 = 500;
     bulk_in_flight(&env.client, "t1", "cms-a", N).await;
     let admin = connect_url(&admin_url()).await;
-    let trials = if std::env::var("RECONCTL_LONG_TESTS").is_ok_and(|v| v == "1") {
-        5
-    } else {
-        2
-    };
+    let trials = if long_tests() { 5 } else { 2 };
     for trial in 0..trials {
         let before = swept(&env.client, N).await;
         if before == N {

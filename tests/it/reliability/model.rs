@@ -1094,7 +1094,7 @@ fn cases() -> u32 {
     {
         return n;
     }
-    if std::env::var("RECONCTL_LONG_TESTS").is_ok_and(|v| v == "1") {
+    if long_tests() {
         1000
     } else {
         32

@@ -1,0 +1,241 @@
+//! `jobs show`: the job, its lease, its events and the moves it allows, in JSON and as a table.
+
+use super::*;
+
+fn moves(v: &Value) -> (Vec<String>, BTreeMap<String, String>) {
+    let mut valid = Vec::new();
+    let mut why_not = BTreeMap::new();
+    for m in v["moves"].as_array().unwrap() {
+        let action = m["action"].as_str().unwrap().to_string();
+        if m["valid"].as_bool().unwrap() {
+            valid.push(action);
+        } else {
+            why_not.insert(action, m["why"].as_str().unwrap().to_string());
+        }
+    }
+    (valid, why_not)
+}
+
+#[tokio::test]
+async fn show_json_is_the_job_its_lease_its_events_and_the_moves() {
+    let env = TestEnv::new().await;
+    let job = env
+        .seed(
+            Seed::new("s1")
+                .state(InFlight)
+                .lease("worker-3", 300)
+                .sent_ago(10)
+                .aged(20),
+        )
+        .await;
+    let mut v = env
+        .run(&["jobs", "show", &job.id.to_string(), "-o", "json"])
+        .expect(0)
+        .json();
+    let lease = v.as_object_mut().unwrap().remove("lease").unwrap();
+    let events = v.as_object_mut().unwrap().remove("events").unwrap();
+    let moves_v = v.as_object_mut().unwrap().remove("moves").unwrap();
+    assert_eq!(v, job_json(&job), "the job's columns, exactly");
+    assert_eq!(
+        events,
+        serde_json::to_value(env.events(job.id).await).unwrap()
+    );
+    assert_eq!(lease["owner"], "worker-3");
+    assert_eq!(lease["expired"], false);
+    assert_eq!(lease["expires_at"], job_json(&job)["lease_expires_at"]);
+    let left = lease["remaining_seconds"].as_f64().unwrap();
+    assert!(left > 270.0 && left <= 300.0, "{left}");
+    let (valid, why_not) = moves(&json!({ "moves": moves_v }));
+    assert_eq!(
+        valid,
+        ["renew", "mark_sent", "complete", "fail", "timed_out"]
+    );
+    assert!(
+        why_not["sweep_sent"].starts_with("the lease is still valid for 4m"),
+        "{why_not:?}"
+    );
+    assert_eq!(why_not["mark_accepted"], "only from uncertain or conflict");
+    assert_eq!(why_not["claim"], "only from pending or safe_to_retry");
+    // Every row of the table but creation (which starts from no state).
+    assert_eq!(
+        moves_v.as_array().unwrap().len(),
+        reconctl::jobs::TRANSITIONS
+            .iter()
+            .filter(|t| !t.from.is_empty())
+            .count()
+    );
+    let complete = moves_v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["action"] == "complete")
+        .unwrap();
+    assert_eq!(complete["to"], "accepted");
+    assert_eq!(complete["by"], "worker");
+
+    // By external_ref: the same document.
+    let by_ref = env
+        .run(&["jobs", "show", &job.external_ref, "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(by_ref["id"], job.id.to_string());
+    assert_eq!(by_ref["events"], events);
+}
+
+#[tokio::test]
+async fn show_judges_each_move_from_the_state_the_lease_and_sent_at() {
+    let env = TestEnv::new().await;
+    let show = |id: Uuid| {
+        let v = env
+            .run(&["jobs", "show", &id.to_string(), "-o", "json"])
+            .expect(0)
+            .json();
+        moves(&v)
+    };
+    let sent_expired = env
+        .seed(Seed::new("a").state(InFlight).lease("w", -60).sent_ago(120))
+        .await;
+    let (valid, why_not) = show(sent_expired.id);
+    assert!(valid.contains(&"sweep_sent".to_string()), "{valid:?}");
+    assert_eq!(
+        why_not["sweep_unsent"],
+        "the request was sent (sent_at is set)"
+    );
+
+    let unsent_expired = env
+        .seed(Seed::new("b").state(InFlight).lease("w", -60))
+        .await;
+    let (valid, why_not) = show(unsent_expired.id);
+    assert!(valid.contains(&"sweep_unsent".to_string()), "{valid:?}");
+    assert_eq!(
+        why_not["sweep_sent"],
+        "the request was never sent (sent_at is empty)"
+    );
+
+    let uncertain = env.seed(Seed::new("c").state(Uncertain)).await;
+    let (valid, _) = show(uncertain.id);
+    assert_eq!(
+        valid,
+        [
+            "mark_accepted",
+            "reconcile_accepted",
+            "mark_safe_to_retry",
+            "reconcile_safe_to_retry",
+            "reconcile_conflict",
+            "mark_failed"
+        ]
+    );
+
+    let accepted = env.seed(Seed::new("d").state(Accepted)).await;
+    let (valid, why_not) = show(accepted.id);
+    assert!(valid.is_empty());
+    assert!(why_not
+        .values()
+        .all(|w| w == "accepted is terminal: no move leaves it"));
+
+    let missing = Uuid::new_v4().to_string();
+    let run = env.run(&["jobs", "show", &missing, "-o", "json"]).expect(4);
+    assert_eq!(run.json()["error"]["kind"], "not_found");
+    env.run(&["jobs", "show", "not-a-job"]).expect(2);
+}
+
+#[tokio::test]
+async fn show_table_has_every_column_the_lease_history_and_moves() {
+    let env = TestEnv::new().await;
+    let seeded = env
+        .seed(
+            Seed::new("show-1")
+                .state(InFlight)
+                .lease("worker-3", 60)
+                .sent_ago(5 * 60 + 10)
+                .aged(3 * 3600 + 10 * 60),
+        )
+        .await;
+    // A second event, with evidence, through the guarded move: the holder renews its lease.
+    let moved = reconctl::jobs::guarded_move(
+        &env.client,
+        &reconctl::jobs::MoveRequest {
+            job_id: seeded.id,
+            expect_version: seeded.version,
+            action: reconctl::jobs::Action::Renew,
+            actor: "worker-3".into(),
+            reason: Some("still sending".into()),
+            evidence: json!({"attempt": 1, "http": {"status": 102}, "note": "a long note that goes on and on, longer than a table cell should be"}),
+            effects: reconctl::jobs::store::Effects {
+                lease_ttl: Some(Duration::from_secs(2 * 3600 + 30 * 60 + 30)),
+                ..Default::default()
+            },
+        },
+    )
+    .await
+    .unwrap();
+    let reconctl::jobs::MoveOutcome::Moved { job, .. } = moved else {
+        panic!("the renew lost its guard")
+    };
+    let text = env
+        .run(&["jobs", "show", &job.external_ref])
+        .expect(0)
+        .stdout();
+    for line in text.lines() {
+        assert!(line.chars().count() <= 120, "{line}");
+    }
+    let text = redact(text, &[("job", &job)]);
+    insta::assert_snapshot!(text, @"
+    job [job]                                (in_flight at version 2)
+    id                [job]
+    external_ref      [job.ref]
+    tenant_id         t1
+    article_id        show-1
+    revision_id       1
+    destination       cms-a
+    payload_hash      [job.hash]
+    state             in_flight
+    version           2
+    attempts          0
+    lease             held by worker-3, 2h 30m left
+    lease_owner       worker-3
+    lease_expires_at  [time]               (in 2h 30m)
+    sent_at           [time]               (5m 10s ago)
+    remote_id
+    last_error
+    created_at        [time]               (3h 10m ago)
+    updated_at        [time]               (moments ago)
+    state_changed_at  [time]               (3h 10m ago)
+
+    history (2 events)
+    AT                    ACTOR     ACTION  MOVE                   VERSION  REASON         EVIDENCE
+    [time]                seed      seed    ∅ → in_flight          1        test fixture
+    [time]                worker-3  renew   in_flight → in_flight  1 → 2    still sending  attempt=1, http={…}, note=a long…
+
+    moves
+    MOVE                                     BY         NOW
+    renew → in_flight                        worker     valid
+      by the lease holder worker-3, at version 2: the lease holder renews its lease
+    mark_sent → in_flight                    worker     valid
+      by the lease holder worker-3, at version 2: the lease holder is about to send (sent_at = now)
+    complete → accepted                      worker     valid
+      by the lease holder worker-3, at version 2: the destination confirmed; remote_id recorded
+    fail → failed                            worker     valid
+      by the lease holder worker-3, at version 2: the destination rejected it definitively
+    timed_out → uncertain                    worker     valid
+      by the lease holder worker-3, at version 2: the send timed out after sending
+    claim → in_flight                        worker     not now
+      only from pending or safe_to_retry
+    sweep_sent → uncertain                   sweep      not now
+      the lease is still valid for 2h 30m
+    sweep_unsent → pending                   sweep      not now
+      the lease is still valid for 2h 30m
+    mark_accepted → accepted                 operator   not now
+      only from uncertain or conflict
+    reconcile_accepted → accepted            reconcile  not now
+      only from uncertain or conflict
+    mark_safe_to_retry → safe_to_retry       operator   not now
+      only from uncertain or conflict
+    reconcile_safe_to_retry → safe_to_retry  reconcile  not now
+      only from uncertain or conflict
+    reconcile_conflict → conflict            reconcile  not now
+      only from uncertain
+    mark_failed → failed                     operator   not now
+      only from pending, safe_to_retry, uncertain or conflict
+    ");
+}

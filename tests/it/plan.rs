@@ -1,0 +1,62 @@
+//! Query plans as the plan tests read them: EXPLAIN (FORMAT JSON) flattened into nodes.
+
+use serde_json::Value;
+
+/// One node of a plan.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// "Seq Scan", "Index Scan", "Sort", …
+    pub kind: String,
+    /// The table it reads ("" when it reads none).
+    pub relation: String,
+    /// The index it reads ("" when it reads none).
+    pub index: String,
+    /// The rows the planner expects it to return.
+    pub rows: f64,
+    /// With ANALYZE: the rows it returned plus those its filter removed, over all its loops.
+    pub read: f64,
+}
+
+/// Every node of a plan (the `Plan` member of EXPLAIN's document), parents before children.
+pub fn nodes(plan: &Value) -> Vec<Node> {
+    let mut out = Vec::new();
+    walk(plan, &mut out);
+    out
+}
+
+fn walk(plan: &Value, out: &mut Vec<Node>) {
+    let s = |k: &str| plan[k].as_str().unwrap_or("").to_string();
+    let n = |k: &str| plan[k].as_f64().unwrap_or(0.0);
+    out.push(Node {
+        kind: s("Node Type"),
+        relation: s("Relation Name"),
+        index: s("Index Name"),
+        rows: plan["Plan Rows"].as_f64().unwrap_or(f64::MAX),
+        read: (n("Actual Rows") + n("Rows Removed by Filter")) * n("Actual Loops"),
+    });
+    if let Some(children) = plan["Plans"].as_array() {
+        for c in children {
+            walk(c, out);
+        }
+    }
+}
+
+/// The plan of `sql` with `params` (`analyze`: run it, for actual row counts).
+pub async fn explain(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    analyze: bool,
+) -> Value {
+    let options = if analyze {
+        "ANALYZE, FORMAT JSON"
+    } else {
+        "FORMAT JSON"
+    };
+    let rows = client
+        .query(&format!("EXPLAIN ({options}) {sql}"), params)
+        .await
+        .unwrap();
+    let doc: Value = rows[0].get(0);
+    doc[0]["Plan"].clone()
+}
