@@ -10,7 +10,7 @@ use super::Exit;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::sandbox::{drill, Sandbox, Seeded, DESTINATION, SETTLE_AFTER};
-use crate::ui::{Output, Render, Ui};
+use crate::ui::{paragraphs, Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -134,7 +134,8 @@ async fn run_drill(ctx: &Context, sandbox: &Sandbox) -> Result<Exit> {
     // is the error, on stderr) and nothing but the document with -o json.
     let live = !ctx.ui.is_json() && !ctx.ui.quiet;
     if live {
-        ctx.ui.out(&Ready::new(sandbox).jobs_text())?;
+        let text = Ready::new(sandbox).jobs_text();
+        ctx.ui.out(&paragraphs(&text, ctx.ui.width().map(usize::from)))?;
     }
     let outcome = drill::drill(ctx, sandbox, &sandbox.seeded, |step, n, of| {
         if live {
@@ -262,8 +263,11 @@ impl Ready {
 }
 
 impl Render for Ready {
-    fn table(&self, _ui: &Ui) -> String {
-        let mut out = self.jobs_text();
+    fn table(&self, ui: &Ui) -> String {
+        // Prose is wrapped to the terminal; the lines to copy (exports, commands, the
+        // directory) are left whole, however long.
+        let width = ui.width().map(usize::from);
+        let mut out = paragraphs(&self.jobs_text(), width);
         out.push_str("\nIn another shell:\n\n");
         out.push_str(&format!(
             "  export DATABASE_URL='{}'\n",
@@ -274,21 +278,28 @@ impl Render for Ready {
             self.env.RECONCTL_CONFIG
         ));
         if self.password_omitted {
-            out.push_str(
-                "  # the password given in --database-url is not shown: set PGPASSWORD too, or put it in ~/.pgpass\n",
-            );
+            out.push_str(&paragraphs(
+                "  # the password given in --database-url is not shown: set PGPASSWORD too, or put it in ~/.pgpass",
+                width,
+            ));
+            out.push('\n');
         }
         out.push_str("\nThen try:\n");
         for n in &self.next {
             out.push_str(&format!("  {n}\n"));
         }
-        out.push_str(&format!(
-            "\nThe last one, `reconctl check`, exits 5 even after the reconcile: the sandbox planted an\n\
-             out-of-order publication ({} revision 1 accepted after revision 2), which no\n\
-             reconcile undoes and which check reports for a person to look at. Exit 5 is how\n\
-             cron and alerting learn that someone should look.\n",
-            self.jobs.out_of_order
+        out.push('\n');
+        out.push_str(&paragraphs(
+            &format!(
+                "The last one, `reconctl check`, exits 5 even after the reconcile: the sandbox planted an \
+                 out-of-order publication ({} revision 1 accepted after revision 2), which no \
+                 reconcile undoes and which check reports for a person to look at. Exit 5 is how \
+                 cron and alerting learn that someone should look.",
+                self.jobs.out_of_order
+            ),
+            width,
         ));
+        out.push('\n');
         out.push_str(&format!("\nEverything lives in {}", self.dir));
         out
     }
@@ -404,14 +415,18 @@ impl Render for DrillReport {
         Output::Report
     }
 
-    fn table(&self, _ui: &Ui) -> String {
+    fn table(&self, ui: &Ui) -> String {
         let o = &self.outcome;
         format!(
-            "── drill {} ──\nuncertain jobs: {} before, {} after; of those left, {} the destination could settle now",
+            "── drill {} ──\n{}",
             if o.ok { "passed" } else { "FAILED" },
-            o.uncertain_before,
-            o.uncertain_after,
-            o.settleable_after
+            paragraphs(
+                &format!(
+                    "uncertain jobs: {} before, {} after; of those left, {} the destination could settle now",
+                    o.uncertain_before, o.uncertain_after, o.settleable_after
+                ),
+                ui.width().map(usize::from)
+            )
         )
     }
 }

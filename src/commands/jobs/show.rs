@@ -268,7 +268,7 @@ impl Render for JobDetail {
             Column::new("ACTION").priority(4),
             Column::new("MOVE"),
             Column::new("VERSION").priority(5),
-            Column::new("REASON").truncate(16).priority(1),
+            Column::new("REASON").wrap(20).priority(1),
             Column::new("EVIDENCE").truncate(16).priority(2),
         ]);
         for e in &self.events {
