@@ -521,7 +521,7 @@ async fn safe_to_retry_is_refused_when_the_destination_has_the_article() {
     assert!(err["hint"]
         .as_str()
         .unwrap()
-        .contains(&format!("reconctl mark accepted {}", job.external_ref)));
+        .contains(&format!("`reconctl mark accepted {} --reason TEXT`", job.id)));
     assert_unchanged(&env, &job).await;
 
     // Content that differs, or several matches, are refused as well.

@@ -162,6 +162,13 @@ pub fn check_expected(job: &Job, expect_version: Option<i64>) -> Result<()> {
     }
 }
 
+/// The command line of an operator's move on `job`, from the transition table.
+fn command_line(action: Action, job: &Job) -> String {
+    action
+        .command_line(job)
+        .expect("BUG: an operator's move has a command")
+}
+
 /// Whether the destination's answer justifies the mark. For `accepted`, the remote id to
 /// record (the operator's, confirmed by the single match, or the match's own).
 pub fn check_evidence(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<String>> {
@@ -182,8 +189,8 @@ pub fn check_evidence(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<
                     job.id, lookup.reason
                 ),
                 &format!(
-                    "mark it accepted instead: `reconctl mark accepted {} --reason …`",
-                    job.external_ref
+                    "mark it accepted instead: `{}`",
+                    command_line(Action::MarkAccepted, job)
                 ),
             )),
             Verdict::Conflict => Err(refuse(
@@ -245,8 +252,8 @@ pub fn check_evidence(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<
                             job.id, job.external_ref, lookup.reason
                         ),
                         &format!(
-                            "if it never arrived, `reconctl mark safe-to-retry {}` once the lookup is settled; {escape}",
-                            job.external_ref
+                            "if it never arrived, `{}` once the lookup is settled; {escape}",
+                            command_line(Action::MarkSafeToRetry, job)
                         ),
                     ))
                 }
