@@ -150,39 +150,31 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
             let migrations = migrate::status(&client).await?;
             ctx.ui.emit(&StatusReport { migrations })?;
         }
-        (None, true) => {
+        (None, dry_run) => {
             let at = Where {
                 host: session.host,
                 server: migrate::server_side(&client).await?,
             };
             let status = migrate::status(&client).await?;
             migrate::refuse_divergent(&status)?;
-            let pending = status
+            let pending: Vec<_> = status
                 .into_iter()
                 .filter(|m| m.state == MigrationState::Pending)
                 .collect();
-            ctx.ui.emit(&MigrateReport {
-                dry_run: true,
-                target: at,
-                applied: Vec::new(),
-                pending,
-            })?;
-        }
-        (None, false) => {
-            let at = Where {
-                host: session.host,
-                server: migrate::server_side(&client).await?,
-            };
-            let status = migrate::status(&client).await?;
-            migrate::refuse_divergent(&status)?;
-            let pending = status
-                .iter()
-                .filter(|m| m.state == MigrationState::Pending)
-                .count();
-            if pending > 0 {
+            if dry_run {
+                ctx.ui.emit(&MigrateReport {
+                    dry_run: true,
+                    target: at,
+                    applied: Vec::new(),
+                    pending,
+                })?;
+                return Ok(Exit::Done);
+            }
+            if !pending.is_empty() {
                 guard_database(ctx, args, &client, &at).await?;
                 ctx.ui.status(&format!(
-                    "applying {pending} migration(s) to {}",
+                    "applying {} migration(s) to {}",
+                    pending.len(),
                     at.describe()
                 ));
             }
