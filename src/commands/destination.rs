@@ -201,14 +201,12 @@ fn stamp(t: DateTime<Utc>) -> String {
 /// typed into the next command: never cut; when space is short SINCE goes first, then who
 /// paused it; the reason is cut before it goes.
 fn pause_table(ui: &Ui, now: DateTime<Utc>, rows: &[DestinationView]) -> String {
-    let mut t = Table::new(vec![
-        Column::new("DESTINATION"),
-        Column::new("PAUSED"),
-        Column::new("SINCE").priority(4),
-        Column::new("UNTIL").priority(1),
-        Column::new("BY").truncate(10).priority(3),
-        Column::new("REASON").truncate(24).priority(2),
-    ]);
+    let mut t = Table::new(
+        [Column::new("DESTINATION"), Column::new("PAUSED")]
+            .into_iter()
+            .chain(pause_columns())
+            .collect(),
+    );
     for d in rows {
         let mut row = vec![Cell::new(&d.name)];
         row.push(if d.paused {
@@ -222,6 +220,17 @@ fn pause_table(ui: &Ui, now: DateTime<Utc>, rows: &[DestinationView]) -> String 
         t.row(row);
     }
     t.render(ui)
+}
+
+/// SINCE, UNTIL, BY, REASON: a pause's columns, in both pause tables. When space is short
+/// SINCE goes first, then who paused it; the reason is cut before it goes.
+fn pause_columns() -> [Column; 4] {
+    [
+        Column::new("SINCE").priority(4),
+        Column::new("UNTIL").priority(1),
+        Column::new("BY").truncate(10).priority(3),
+        Column::new("REASON").truncate(24).priority(2),
+    ]
 }
 
 /// SINCE, UNTIL, BY, REASON of a destination's pause (empty when not paused).
@@ -248,13 +257,11 @@ fn pause_cells(now: DateTime<Utc>, d: &DestinationView) -> Vec<Cell> {
 
 /// The pauses under `status`: one line a paused destination, who, why, since, until.
 pub(crate) fn paused_table(ui: &Ui, now: DateTime<Utc>, rows: &[DestinationView]) -> String {
-    let mut t = Table::new(vec![
-        Column::new("PAUSED"),
-        Column::new("SINCE").priority(4),
-        Column::new("UNTIL").priority(1),
-        Column::new("BY").truncate(10).priority(3),
-        Column::new("REASON").truncate(24).priority(2),
-    ]);
+    let mut t = Table::new(
+        std::iter::once(Column::new("PAUSED"))
+            .chain(pause_columns())
+            .collect(),
+    );
     for d in rows {
         let name = Cell::new(&d.name);
         let mut row = vec![if d.paused {

@@ -135,7 +135,8 @@ async fn run_drill(ctx: &Context, sandbox: &Sandbox) -> Result<Exit> {
     let live = !ctx.ui.is_json() && !ctx.ui.quiet;
     if live {
         let text = Ready::new(sandbox).jobs_text();
-        ctx.ui.out(&paragraphs(&text, ctx.ui.width().map(usize::from)))?;
+        ctx.ui
+            .out(&paragraphs(&text, ctx.ui.width().map(usize::from)))?;
     }
     let outcome = drill::drill(ctx, sandbox, &sandbox.seeded, |step, n, of| {
         if live {

@@ -518,10 +518,10 @@ async fn safe_to_retry_is_refused_when_the_destination_has_the_article() {
             .contains("would publish it twice"),
         "{err}"
     );
-    assert!(err["hint"]
-        .as_str()
-        .unwrap()
-        .contains(&format!("`reconctl mark accepted {} --reason TEXT`", job.id)));
+    assert!(err["hint"].as_str().unwrap().contains(&format!(
+        "`reconctl mark accepted {} --reason TEXT`",
+        job.id
+    )));
     assert_unchanged(&env, &job).await;
 
     // Content that differs, or several matches, are refused as well.
