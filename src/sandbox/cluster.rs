@@ -14,6 +14,19 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 
+/// initdb's options for a throwaway cluster (the sandbox's and the tests'): the `postgres`
+/// superuser, trust on its own socket and loopback, no fsync, UTF-8 in the C locale.
+pub const INITDB_ARGS: &[&str] = &[
+    "-U",
+    "postgres",
+    "-A",
+    "trust",
+    "--no-sync",
+    "-E",
+    "UTF8",
+    "--locale=C",
+];
+
 const INSTALL_HINT: &str = "install them (Debian/Ubuntu: `apt-get install postgresql`; Fedora: `dnf install postgresql-server`; macOS: `brew install postgresql`), \
 or set PG_BIN to the directory holding initdb, or give `reconctl sandbox --database-url URL` an empty database you own";
 
@@ -228,16 +241,7 @@ impl Cluster {
         initdb
             .arg("-D")
             .arg(self.data_dir())
-            .args([
-                "-U",
-                "postgres",
-                "-A",
-                "trust",
-                "--no-sync",
-                "-E",
-                "UTF8",
-                "--locale=C",
-            ])
+            .args(INITDB_ARGS)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         // initdb writes its chatter to stdout; keep it for the error message only.

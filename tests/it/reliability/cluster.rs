@@ -83,17 +83,10 @@ impl Cluster {
         let out = as_owner(
             &bin.join("initdb"),
             &[
-                "-D",
-                data.to_str().unwrap(),
-                "-U",
-                "postgres",
-                "-A",
-                "trust",
-                "--no-sync",
-                "-E",
-                "UTF8",
-                "--locale=C",
-            ],
+                &["-D", data.to_str().unwrap()],
+                reconctl::sandbox::cluster::INITDB_ARGS,
+            ]
+            .concat(),
         );
         assert!(
             out.status.success(),
