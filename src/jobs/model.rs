@@ -18,6 +18,16 @@ pub const JOB_COLUMNS: &str = "id, tenant_id, article_id, revision_id, destinati
 pub const EVENT_COLUMNS: &str = "id, job_id, at, actor, action, from_state, to_state, \
      from_version, to_version, reason, evidence";
 
+/// `columns` (one of the lists above) each qualified by `alias`: `moved.id, moved.tenant_id, …`,
+/// for a statement that returns a job and its event side by side.
+pub fn qualified(columns: &str, alias: &str) -> String {
+    columns
+        .split(',')
+        .map(|c| format!("{alias}.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub fn rfc3339<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::Micros, true))
 }
@@ -137,5 +147,24 @@ impl Event {
 
     pub fn from_row(row: &Row) -> Result<Event> {
         Event::from_row_at(row, 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qualified_columns_keep_every_column_in_order() {
+        let q = qualified(JOB_COLUMNS, "moved");
+        let cols: Vec<&str> = q.split(", ").collect();
+        assert_eq!(cols.len(), JOB_COLUMN_COUNT);
+        assert_eq!(cols[0], "moved.id");
+        assert_eq!(cols[JOB_COLUMN_COUNT - 1], "moved.state_changed_at");
+        assert_eq!(
+            qualified(EVENT_COLUMNS, "ev"),
+            "ev.id, ev.job_id, ev.at, ev.actor, ev.action, ev.from_state, ev.to_state, \
+             ev.from_version, ev.to_version, ev.reason, ev.evidence"
+        );
     }
 }

@@ -287,14 +287,11 @@ WITH old AS (
     SELECT id, $11, $12, from_state, state, version - 1, version, $13, $14 FROM moved
     RETURNING *
 )
-SELECT moved.id, moved.tenant_id, moved.article_id, moved.revision_id, moved.destination,
-       moved.external_ref, moved.payload_hash, moved.state, moved.version, moved.attempts,
-       moved.lease_owner, moved.lease_expires_at, moved.sent_at, moved.remote_id,
-       moved.last_error, moved.created_at, moved.updated_at, moved.state_changed_at,
-       ev.id, ev.job_id, ev.at, ev.actor, ev.action, ev.from_state, ev.to_state,
-       ev.from_version, ev.to_version, ev.reason, ev.evidence
+SELECT {job}, {event}
 FROM moved, ev",
-        leased = State::leased().literal()
+        leased = State::leased().literal(),
+        job = super::model::qualified(super::model::JOB_COLUMNS, "moved"),
+        event = super::model::qualified(super::model::EVENT_COLUMNS, "ev"),
     )
 });
 

@@ -49,14 +49,11 @@ WITH ins AS (
     FROM ins
     RETURNING *
 )
-SELECT ins.id, ins.tenant_id, ins.article_id, ins.revision_id, ins.destination,
-       ins.external_ref, ins.payload_hash, ins.state, ins.version, ins.attempts,
-       ins.lease_owner, ins.lease_expires_at, ins.sent_at, ins.remote_id,
-       ins.last_error, ins.created_at, ins.updated_at, ins.state_changed_at,
-       ev.id, ev.job_id, ev.at, ev.actor, ev.action, ev.from_state, ev.to_state,
-       ev.from_version, ev.to_version, ev.reason, ev.evidence
+SELECT {job}, {event}
 FROM ins, ev",
-        reserve = Action::Reserve.literal()
+        reserve = Action::Reserve.literal(),
+        job = super::model::qualified(super::model::JOB_COLUMNS, "ins"),
+        event = super::model::qualified(super::model::EVENT_COLUMNS, "ev"),
     )
 });
 
