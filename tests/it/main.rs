@@ -6,6 +6,7 @@ mod controls;
 mod harness;
 mod hostile;
 
+mod alerting;
 mod connect;
 mod events;
 mod foundation;
