@@ -1597,7 +1597,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__uncertain)
-            opts="-o -q -v -h --destination --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -h --destination --limit --cursor --watch --interval --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1612,6 +1612,10 @@ _reconctl() {
                     return 0
                     ;;
                 --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2421,12 +2425,16 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__status)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -h --watch --interval --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --database-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

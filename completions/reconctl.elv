@@ -116,6 +116,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --help 'Print help'
         }
         &'reconctl;status'= {
+            cand --interval 'How often --watch refreshes, at least 1s [default: 2s]'
             cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
@@ -124,6 +125,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
             cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
             cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --watch 'Refresh every --interval until q or Ctrl-C: on a terminal in place, with what changed since it began; otherwise one report per interval (-o jsonl: one document a line)'
             cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
             cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
@@ -201,6 +203,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --destination 'Only jobs for this destination'
             cand --limit 'At most this many jobs (1 to 10000)'
             cand --cursor 'Continue after the last job of a previous page (its `next_cursor`)'
+            cand --interval 'How often --watch refreshes, at least 1s [default: 2s]'
             cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
@@ -209,6 +212,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
             cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
             cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --watch 'Refresh every --interval until q or Ctrl-C: on a terminal in place, with what changed since it began; otherwise one report per interval (-o jsonl: one document a line)'
             cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
             cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'

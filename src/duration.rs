@@ -101,6 +101,18 @@ pub fn parse_statement_timeout(s: &str) -> Result<HumanDuration, ParseDurationEr
     Ok(HumanDuration(d))
 }
 
+/// `--interval` of a `--watch`: at least a second (each refresh queries the database; a live
+/// view must not become a load test).
+pub fn parse_watch_interval(s: &str) -> Result<HumanDuration, ParseDurationError> {
+    let d = parse(s)?;
+    if d < Duration::from_secs(1) {
+        return Err(ParseDurationError(format!(
+            "invalid interval `{s}`: at least 1s (each refresh queries the database)"
+        )));
+    }
+    Ok(HumanDuration(d))
+}
+
 impl FromStr for HumanDuration {
     type Err = ParseDurationError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -152,6 +164,20 @@ pub fn format_signed_secs(secs: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_watch_refreshes_at_most_once_a_second() {
+        assert!(parse_watch_interval("500ms").is_err());
+        assert!(parse_watch_interval("0").is_err());
+        assert_eq!(
+            parse_watch_interval("1s").unwrap().0,
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            parse_watch_interval("5m").unwrap().0,
+            Duration::from_secs(300)
+        );
+    }
 
     #[test]
     fn parses_humane_units() {

@@ -350,6 +350,21 @@ impl Error {
         self.code
     }
 
+    /// The database is away for now (down, restarting, unreachable, the session ended, busy):
+    /// a live view shows it and tries again, rather than exit. Not a missing database, role,
+    /// grant or schema: those stay until someone fixes them.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self.code,
+            Code::Connect
+                | Code::ConnectTimeout
+                | Code::ConnectionLost
+                | Code::TargetSessionAttrs
+                | Code::PoolTimeout
+                | Code::Busy
+        )
+    }
+
     /// The class (first two characters) of the SQLSTATE of the database error this came
     /// from: `22` data exception, `23` integrity constraint violation, …
     pub fn sql_state_class(&self) -> Option<&str> {
@@ -459,6 +474,16 @@ pub fn db_error(err: &tokio_postgres::Error) -> Error {
                 "busy: the statement timeout fired before the database answered ({message})"
             ))
             .rehinted("nothing changed; run it again, or raise --statement-timeout");
+        }
+        if *code == SqlState::ADMIN_SHUTDOWN
+            || *code == SqlState::CRASH_SHUTDOWN
+            || code.code().starts_with("08")
+        {
+            // The server ended this session (pg_terminate_backend, a shutdown, a failover).
+            return Error::new(
+                Code::ConnectionLost,
+                format!("the database connection was closed: {message}"),
+            );
         }
         if *code == SqlState::T_R_DEADLOCK_DETECTED || *code == SqlState::T_R_SERIALIZATION_FAILURE
         {

@@ -21,7 +21,7 @@ use uuid::Uuid;
 use crate::commands::Exit;
 use crate::context::Context;
 use crate::db::PooledClient;
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::jobs::events::{
     self, gave_up, next_poll, parse_action, parse_time, EventFilter, EventPage, Follow,
     FollowError, Since, Step, TrailEvent, POLL_MIN,
@@ -191,16 +191,8 @@ async fn connect(ctx: &Context) -> std::result::Result<PooledClient, FollowError
     crate::db::pool::get(pool)
         .await
         .map_err(|error| FollowError {
-            transient: matches!(
-                error.code(),
-                // The server is down, restarting, unreachable, or (a failover) not yet primary.
-                Code::Connect
-                    | Code::ConnectTimeout
-                    | Code::ConnectionLost
-                    | Code::TargetSessionAttrs
-                    | Code::PoolTimeout
-                    | Code::Busy
-            ),
+            // The server is down, restarting, unreachable, or (a failover) not yet primary.
+            transient: error.is_transient(),
             error,
         })
 }

@@ -14,6 +14,14 @@
 //!   claim none of its jobs, SPEC §6), else 0; every known destination has a sample.
 //! * `reconctl_destination_paused_seconds{destination}`: how long it has been paused (0 when
 //!   not paused), to alert on a pause someone forgot.
+//! * `reconctl_expired_leases{destination}`: in_flight jobs whose lease has expired (a worker
+//!   died or hangs; `sweep leases` moves them), and
+//!   `reconctl_oldest_expired_lease_seconds{destination}`: how long ago the oldest expired
+//!   (0 when none); every known destination has both.
+//! * `reconctl_moves{action,destination,window}`: the moves the audit log recorded in the last
+//!   `window` (`5m`, `1h`): the worker's timeouts (jobs made uncertain), sweeps, reconcile
+//!   verdicts and operator marks (see `jobs::query::moves`); every counted action of every
+//!   known destination has a sample in both windows, 0 when none.
 //! * `reconctl_collected_timestamp_seconds`: when the numbers were read (the database's
 //!   clock), to notice a stale textfile.
 
@@ -26,7 +34,8 @@ use super::Exit;
 use crate::context::Context;
 use crate::error::Result;
 use crate::jobs::pause::{self, Pauses};
-use crate::jobs::query::{self, Overview};
+use crate::jobs::query::moves::{COUNTED, WINDOWS};
+use crate::jobs::query::{self, ExpiredLeaseGroup, MoveCount, Overview};
 use crate::jobs::State;
 use crate::ui::{Output, Render, Ui};
 
@@ -98,9 +107,32 @@ impl Render for Metrics {
     }
 }
 
-fn collect(o: &Overview, configured: &[String], pauses: &Pauses) -> Metrics {
+/// Seconds from `t` to `now`, fractional, never negative.
+fn seconds_since(now: chrono::DateTime<chrono::Utc>, t: chrono::DateTime<chrono::Utc>) -> f64 {
+    (now - t).num_microseconds().unwrap_or(0).max(0) as f64 / 1e6
+}
+
+/// What happened recently: the moves per action and destination, the expired leases.
+pub struct Recent {
+    pub moves: Vec<MoveCount>,
+    pub leases: Vec<ExpiredLeaseGroup>,
+}
+
+impl Recent {
+    pub async fn read<C: tokio_postgres::GenericClient>(client: &C) -> Result<Recent> {
+        let (moves, leases) = futures::try_join!(
+            query::moves::moves(client),
+            query::moves::expired_leases(client)
+        )?;
+        Ok(Recent { moves, leases })
+    }
+}
+
+fn collect(o: &Overview, configured: &[String], pauses: &Pauses, recent: &Recent) -> Metrics {
     let mut destinations: BTreeSet<String> = configured.iter().cloned().collect();
     destinations.extend(o.open.iter().map(|g| g.destination.clone()));
+    destinations.extend(recent.moves.iter().map(|m| m.destination.clone()));
+    destinations.extend(recent.leases.iter().map(|l| l.destination.clone()));
     destinations.extend(pauses.in_force.iter().map(|p| p.destination.clone()));
     let open_states: Vec<State> = State::BY_URGENCY
         .into_iter()
@@ -124,15 +156,10 @@ fn collect(o: &Overview, configured: &[String], pauses: &Pauses) -> Metrics {
                 value: group.map_or(0.0, |g| g.count as f64),
             });
             if let Some(g) = group {
-                let age = (o.now - g.oldest_state_changed_at)
-                    .num_microseconds()
-                    .unwrap_or(0)
-                    .max(0) as f64
-                    / 1e6;
                 ages.push(Sample {
                     name: "reconctl_oldest_age_seconds",
                     labels,
-                    value: age,
+                    value: seconds_since(o.now, g.oldest_state_changed_at),
                 });
             }
         }
@@ -182,13 +209,7 @@ fn collect(o: &Overview, configured: &[String], pauses: &Pauses) -> Metrics {
         paused_seconds.push(Sample {
             name: "reconctl_destination_paused_seconds",
             labels,
-            value: pause.map_or(0.0, |p| {
-                (pauses.now - p.since)
-                    .num_microseconds()
-                    .unwrap_or(0)
-                    .max(0) as f64
-                    / 1e6
-            }),
+            value: pause.map_or(0.0, |p| seconds_since(pauses.now, p.since)),
         });
     }
     families.push(Family {
@@ -200,6 +221,57 @@ fn collect(o: &Overview, configured: &[String], pauses: &Pauses) -> Metrics {
         name: "reconctl_destination_paused_seconds",
         help: "Seconds the destination has been paused (0 when it is not).",
         samples: paused_seconds,
+    });
+    let mut expired = Vec::new();
+    let mut expired_age = Vec::new();
+    for d in &destinations {
+        let leases = recent.leases.iter().find(|l| &l.destination == d);
+        let labels = BTreeMap::from([("destination", d.clone())]);
+        expired.push(Sample {
+            name: "reconctl_expired_leases",
+            labels: labels.clone(),
+            value: leases.map_or(0.0, |l| l.count as f64),
+        });
+        expired_age.push(Sample {
+            name: "reconctl_oldest_expired_lease_seconds",
+            labels,
+            value: leases.map_or(0.0, |l| seconds_since(o.now, l.oldest_expired_at)),
+        });
+    }
+    families.push(Family {
+        name: "reconctl_expired_leases",
+        help: "In-flight jobs whose lease has expired (their worker died or hangs; reconctl sweep leases moves them).",
+        samples: expired,
+    });
+    families.push(Family {
+        name: "reconctl_oldest_expired_lease_seconds",
+        help: "Seconds since the oldest expired lease of the destination expired (0 when none).",
+        samples: expired_age,
+    });
+    let mut moves = Vec::new();
+    for action in COUNTED {
+        for d in &destinations {
+            let m = recent
+                .moves
+                .iter()
+                .find(|m| m.action == action && &m.destination == d);
+            for (window, _) in WINDOWS {
+                moves.push(Sample {
+                    name: "reconctl_moves",
+                    labels: BTreeMap::from([
+                        ("action", action.as_str().to_string()),
+                        ("destination", d.clone()),
+                        ("window", window.to_string()),
+                    ]),
+                    value: m.map_or(0.0, |m| m.in_window(window) as f64),
+                });
+            }
+        }
+    }
+    families.push(Family {
+        name: "reconctl_moves",
+        help: "Moves the audit log recorded in the last window (5m, 1h): timeouts, sweeps, reconcile verdicts, operator marks.",
+        samples: moves,
     });
     families.push(Family {
         name: "reconctl_collected_timestamp_seconds",
@@ -226,9 +298,13 @@ pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {
         }
     };
     let db = ctx.db().await?;
-    let (pauses, overview) =
-        futures::try_join!(pause::observe(&**db, &ctx.actor), query::overview(&**db))?;
+    let (pauses, overview, recent) = futures::try_join!(
+        pause::observe(&**db, &ctx.actor),
+        query::overview(&**db),
+        Recent::read(&**db)
+    )?;
     drop(db);
-    ctx.ui.emit(&collect(&overview, &configured, &pauses))?;
+    ctx.ui
+        .emit(&collect(&overview, &configured, &pauses, &recent))?;
     Ok(Exit::Done)
 }

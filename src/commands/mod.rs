@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod events;
 pub mod generate;
 pub mod jobs;
+pub mod live;
 pub mod mark;
 pub mod metrics;
 pub mod migrate;

@@ -8,23 +8,29 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::destination::{paused_table, DestinationView, PAUSED_TAIL};
+use super::live::{self, Frame, Source, WatchArgs};
+use super::metrics::Recent;
 use super::Exit;
 use crate::context::Context;
 use crate::duration::format_duration;
 use crate::error::Result;
 use crate::jobs::model::{rfc3339, rfc3339_opt};
 use crate::jobs::pause::{self, Pauses};
-use crate::jobs::query::{self, Overview};
-use crate::jobs::State;
+use crate::jobs::query::{self, ExpiredLeaseGroup, MoveCount, Overview};
+use crate::jobs::{Action, Job, State};
+use crate::ui::text::change;
 use crate::ui::{paragraphs, thousands, Cell, Column, Output, Render, Table, Tone, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl status\n  reconctl status -o json\n\nStates come most actionable first. Counts are exact, except accepted on a large table: estimated from the planner's statistics (marked ≈, and \"estimated\": true in JSON).\nA paused destination (workers claim none of its jobs) is marked \"(paused)\", and its pause (who, why, since, until) listed below the counts; JSON: \"paused\" per destination and \"pauses\"."
+    after_help = "Examples:\n  reconctl status\n  reconctl status -o json\n  reconctl status -v --watch\n  reconctl status --watch --interval 10s -o jsonl >> incident.jsonl\n\nStates come most actionable first. Counts are exact, except accepted on a large table: estimated from the planner's statistics (marked ≈, and \"estimated\": true in JSON).\nA paused destination (workers claim none of its jobs) is marked \"(paused)\", and its pause (who, why, since, until) listed below the counts; JSON: \"paused\" per destination and \"pauses\".\nThe oldest uncertain job (the first of `reconctl jobs uncertain`) is named below; JSON: \"oldest_uncertain\" (a job, or null).\nWith -v: the moves of the last 5 minutes and hour per action and destination (timeouts, sweeps, reconcile verdicts, marks) and the expired leases; JSON: \"moves\", \"expired_leases\".\n--watch refreshes it until q or Ctrl-C, showing each count's change since the watch began (▲3 / ▼12)."
 )]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub watch: WatchArgs,
+}
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct DestinationStatus {
     destination: String,
     /// Workers claim none of its jobs (SPEC §6).
@@ -35,7 +41,7 @@ struct DestinationStatus {
     oldest_state_changed_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct StateStatus {
     state: State,
     /// `null`: unknown (accepted, on a large table never analyzed).
@@ -47,7 +53,7 @@ struct StateStatus {
 }
 
 /// A paused destination: who paused it, why, since and until when (`null`: until resumed).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct PauseStatus {
     destination: String,
     actor: String,
@@ -59,13 +65,21 @@ struct PauseStatus {
     paused_seconds: i64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct StatusReport {
     #[serde(serialize_with = "rfc3339")]
     as_of: DateTime<Utc>,
     states: Vec<StateStatus>,
     /// The destinations paused now, by name.
     pauses: Vec<PauseStatus>,
+    /// The first of `jobs uncertain` (the uncertain job created first), or none.
+    oldest_uncertain: Option<Job>,
+    /// With -v: the moves of the last 5 minutes / hour, per action and destination.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moves: Option<Vec<MoveCount>>,
+    /// With -v: per destination, in-flight jobs whose lease has expired.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expired_leases: Option<Vec<ExpiredLeaseGroup>>,
     #[serde(skip)]
     pause_rows: Vec<DestinationView>,
     #[serde(skip)]
@@ -76,7 +90,12 @@ fn age_secs(now: DateTime<Utc>, t: DateTime<Utc>) -> i64 {
     (now - t).num_seconds().max(0)
 }
 
-fn report(o: Overview, pauses: &Pauses) -> StatusReport {
+fn report(
+    o: Overview,
+    pauses: &Pauses,
+    oldest: Option<Job>,
+    recent: Option<Recent>,
+) -> StatusReport {
     let states = State::BY_URGENCY
         .iter()
         .map(|&state| {
@@ -137,6 +156,9 @@ fn report(o: Overview, pauses: &Pauses) -> StatusReport {
                 paused_seconds: p.age(pauses.now).as_secs() as i64,
             })
             .collect(),
+        oldest_uncertain: oldest,
+        moves: recent.as_ref().map(|r| r.moves.clone()),
+        expired_leases: recent.map(|r| r.leases),
         pause_rows,
         pauses_now: pauses.now,
     }
@@ -148,7 +170,7 @@ fn age(secs: i64) -> String {
 
 impl Render for StatusReport {
     fn table(&self, ui: &Ui) -> String {
-        self.render_table(ui)
+        self.render_table(ui, None)
     }
 
     fn output(&self) -> Output {
@@ -157,16 +179,42 @@ impl Render for StatusReport {
 }
 
 impl StatusReport {
+    /// A state's count (all destinations with `None`), 0 when it has none.
+    fn count_of(&self, state: State, destination: Option<&str>) -> i64 {
+        let Some(s) = self.states.iter().find(|s| s.state == state) else {
+            return 0;
+        };
+        match destination {
+            None => s.count.unwrap_or(0),
+            Some(d) => s
+                .destinations
+                .iter()
+                .find(|x| x.destination == d)
+                .map_or(0, |x| x.count),
+        }
+    }
+
     /// The counts table (a state's destinations under it, `(all)` first when there are
-    /// several), the estimate's note, and the pauses in force. Built from the report alone,
-    /// so a live view can redraw it.
-    fn render_table(&self, ui: &Ui) -> String {
-        let mut t = Table::new(vec![
+    /// several), the estimate's note, the pauses in force, the oldest uncertain job, and with
+    /// -v the recent moves. Built from the report alone, so a live view can redraw it; with
+    /// `first` (a watch's first refresh), each count's change since then in a column of its own.
+    fn render_table(&self, ui: &Ui, first: Option<&StatusReport>) -> String {
+        let mut columns = vec![
             Column::new("STATE"),
             Column::new("DESTINATION").truncate(14).priority(1),
             Column::new("JOBS").right(),
-            Column::new("OLDEST").priority(2),
-        ]);
+        ];
+        if first.is_some() {
+            columns.push(Column::new("CHANGE").right().priority(3));
+        }
+        columns.push(Column::new("OLDEST").priority(2));
+        let mut t = Table::new(columns);
+        // The change cell of a count, when watching.
+        let delta = |row: &mut Vec<Cell>, state: State, destination: Option<&str>, now: i64| {
+            if let Some(f) = first {
+                row.insert(3, Cell::new(change(now, f.count_of(state, destination))));
+            }
+        };
         let mut estimated = false;
         for s in &self.states {
             if s.state == State::Accepted {
@@ -178,45 +226,83 @@ impl StatusReport {
                     (Some(n), false) => (thousands(n), ""),
                     (None, _) => ("unknown".to_string(), "not analyzed yet"),
                 };
-                t.row(vec![
+                let mut row = vec![
                     Cell::state(s.state),
                     Cell::new("(all)"),
                     Cell::new(count),
                     Cell::new(note),
-                ]);
+                ];
+                delta(&mut row, s.state, None, s.count.unwrap_or(0));
+                t.row(row);
                 continue;
             }
             let count = s.count.unwrap_or(0);
             let oldest = s.oldest_age_seconds.map(age).unwrap_or_default();
             match s.destinations.as_slice() {
-                [] => t.row(vec![
-                    Cell::state(s.state),
-                    Cell::empty(),
-                    Cell::new("0"),
-                    Cell::empty(),
-                ]),
-                [d] => t.row(vec![
-                    Cell::state(s.state),
-                    d.cell(),
-                    Cell::new(thousands(d.count)),
-                    Cell::new(oldest),
-                ]),
+                [] => {
+                    let mut row = vec![
+                        Cell::state(s.state),
+                        Cell::empty(),
+                        Cell::new("0"),
+                        Cell::empty(),
+                    ];
+                    delta(&mut row, s.state, None, 0);
+                    t.row(row);
+                }
+                [d] if first.map_or(true, |f| {
+                    f.count_of(s.state, None) == f.count_of(s.state, Some(&d.destination))
+                }) =>
+                {
+                    let mut row = vec![
+                        Cell::state(s.state),
+                        d.cell(),
+                        Cell::new(thousands(d.count)),
+                        Cell::new(oldest),
+                    ];
+                    delta(&mut row, s.state, None, count);
+                    t.row(row);
+                }
                 many => {
-                    t.row(vec![
+                    let mut row = vec![
                         Cell::state(s.state),
                         Cell::new("(all)"),
                         Cell::new(thousands(count)),
                         Cell::new(oldest),
-                    ]);
+                    ];
+                    delta(&mut row, s.state, None, count);
+                    t.row(row);
+                    // While watching, a destination that had jobs in this state at the start
+                    // and has none now keeps its row (0 ▼n).
+                    let mut gone: Vec<&DestinationStatus> = first
+                        .and_then(|f| f.states.iter().find(|x| x.state == s.state))
+                        .map(|x| {
+                            x.destinations
+                                .iter()
+                                .filter(|d| !many.iter().any(|m| m.destination == d.destination))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    gone.sort_by(|a, b| a.destination.cmp(&b.destination));
                     for d in many {
-                        t.row(vec![
+                        let mut row = vec![
                             Cell::empty(),
                             d.cell(),
                             Cell::new(thousands(d.count)),
                             Cell::new(age(d.oldest_age_seconds)),
-                        ]);
+                        ];
+                        delta(&mut row, s.state, Some(&d.destination), d.count);
+                        t.row(row);
                     }
-                    &mut t
+                    for d in gone {
+                        let mut row = vec![
+                            Cell::empty(),
+                            Cell::new(&d.destination),
+                            Cell::new("0"),
+                            Cell::empty(),
+                        ];
+                        delta(&mut row, s.state, Some(&d.destination), 0);
+                        t.row(row);
+                    }
                 }
             };
         }
@@ -231,6 +317,41 @@ impl StatusReport {
         if !self.pause_rows.is_empty() {
             text.push_str("\n\n");
             text.push_str(&paused_table(ui, self.pauses_now, &self.pause_rows));
+        }
+        if let Some(j) = &self.oldest_uncertain {
+            // The command on a line of its own, never broken (SPEC §5).
+            text.push_str("\n\n");
+            text.push_str(&paragraphs(
+                &format!(
+                    "oldest uncertain job, for {} at {}:",
+                    age(age_secs(self.as_of, j.state_changed_at)),
+                    crate::ui::escape(&j.destination),
+                ),
+                ui.width().map(usize::from),
+            ));
+            text.push_str(&format!("\nreconctl remote lookup {}", j.id));
+        }
+        if let Some(moves) = &self.moves {
+            text.push_str("\n\n");
+            text.push_str(&moves_table(
+                ui,
+                moves,
+                first.and_then(|f| f.moves.as_deref()),
+            ));
+        }
+        if let Some(leases) = &self.expired_leases {
+            for (i, l) in leases.iter().enumerate() {
+                text.push_str(if i == 0 { "\n\n" } else { "\n" });
+                text.push_str(&paragraphs(
+                    &format!(
+                        "expired leases: {} in flight at {} past their lease, the oldest for {}; reconctl sweep leases moves them",
+                        thousands(l.count),
+                        l.destination,
+                        age(age_secs(self.as_of, l.oldest_expired_at))
+                    ),
+                    ui.width().map(usize::from),
+                ));
+            }
         }
         text
     }
@@ -249,11 +370,121 @@ impl DestinationStatus {
     }
 }
 
-pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {
+/// The moves of the last 5 minutes and hour (with -v); while watching, the last hour's
+/// change since the watch began.
+fn moves_table(ui: &Ui, moves: &[MoveCount], first: Option<&[MoveCount]>) -> String {
+    if moves.is_empty() && first.map_or(true, |f| f.is_empty()) {
+        return "moves: none in the last hour (timeouts, sweeps, reconcile verdicts, marks)".into();
+    }
+    let mut columns = vec![
+        Column::new("MOVE"),
+        Column::new("DESTINATION").truncate(14).priority(1),
+        Column::new("5M").right(),
+        Column::new("1H").right(),
+    ];
+    if first.is_some() {
+        columns.push(Column::new("CHANGE").right().priority(2));
+    }
+    let mut t = Table::new(columns);
+    let mut keys: Vec<(usize, &str, Action)> = moves
+        .iter()
+        .chain(first.unwrap_or_default())
+        .map(|m| (rank(m.action), m.destination.as_str(), m.action))
+        .collect();
+    keys.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    keys.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1));
+    let find = |list: &[MoveCount], a: Action, d: &str| {
+        list.iter()
+            .find(|m| m.action == a && m.destination == d)
+            .map_or((0, 0), |m| (m.last_5m, m.last_1h))
+    };
+    for (_, d, a) in keys {
+        let (m5, h1) = find(moves, a, d);
+        let mut row = vec![
+            Cell::new(a.as_str()),
+            Cell::new(d),
+            Cell::new(thousands(m5)),
+            Cell::new(thousands(h1)),
+        ];
+        if let Some(f) = first {
+            row.push(Cell::new(change(h1, find(f, a, d).1)));
+        }
+        t.row(row);
+    }
+    t.render(ui)
+}
+
+fn rank(a: Action) -> usize {
+    query::moves::COUNTED
+        .iter()
+        .position(|c| *c == a)
+        .unwrap_or(usize::MAX)
+}
+
+/// One look at the table, as `status` prints it: the pauses, the counts, the oldest uncertain
+/// job, and with -v the recent moves and expired leases; the statements pipelined on one
+/// session, outside a transaction.
+async fn read(client: &tokio_postgres::Client, actor: &str, verbose: bool) -> Result<StatusReport> {
+    let recent = async {
+        if verbose {
+            Recent::read(client).await.map(Some)
+        } else {
+            Ok(None)
+        }
+    };
+    let (pauses, overview, oldest, recent) = futures::try_join!(
+        pause::observe(client, actor),
+        query::overview(client),
+        query::oldest_uncertain(client),
+        recent
+    )?;
+    Ok(report(overview, &pauses, oldest, recent))
+}
+
+/// `status --watch`.
+struct Watched<'a> {
+    actor: &'a str,
+    verbose: bool,
+}
+
+impl Source for Watched<'_> {
+    type Frame = StatusReport;
+
+    fn title(&self) -> String {
+        if self.verbose {
+            "reconctl status -v --watch".into()
+        } else {
+            "reconctl status --watch".into()
+        }
+    }
+
+    async fn read(&self, client: &tokio_postgres::Client) -> Result<StatusReport> {
+        read(client, self.actor, self.verbose).await
+    }
+}
+
+impl Frame for StatusReport {
+    fn screen(&self, first: &Self, ui: &Ui) -> String {
+        self.render_table(ui, Some(first))
+    }
+
+    fn as_of(&self) -> DateTime<Utc> {
+        self.as_of
+    }
+}
+
+pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
+    let verbose = ctx.ui.verbose > 0;
+    if args.watch.watch {
+        let source = Watched {
+            actor: &ctx.actor,
+            verbose,
+        };
+        return live::watch(ctx, &source, &args.watch).await;
+    }
     let db = ctx.db().await?;
-    let (pauses, overview) =
-        futures::try_join!(pause::observe(&**db, &ctx.actor), query::overview(&**db))?;
+    let status = read(&db, &ctx.actor, verbose).await?;
     drop(db);
-    ctx.ui.emit(&report(overview, &pauses))?;
+    ctx.ui.emit(&status)?;
     Ok(Exit::Done)
 }

@@ -147,8 +147,25 @@ pub fn thousands(n: i64) -> String {
     out
 }
 
+/// A number's change since an earlier look, for a live view: `▲3`, `▼1,200`, or empty when
+/// it did not change.
+pub fn change(now: i64, then: i64) -> String {
+    match now.saturating_sub(then) {
+        0 => String::new(),
+        d if d > 0 => format!("▲{}", thousands(d)),
+        d => format!("▼{}", thousands(d.saturating_neg())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_change_shows_its_direction_and_size_and_nothing_when_none() {
+        assert_eq!(super::change(15, 12), "▲3");
+        assert_eq!(super::change(0, 1200), "▼1,200");
+        assert_eq!(super::change(7, 7), "");
+    }
+
     #[test]
     fn thousands_are_grouped_by_three_with_the_sign_kept() {
         assert_eq!(super::thousands(0), "0");

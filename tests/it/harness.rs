@@ -506,3 +506,28 @@ impl Run {
 pub fn long_tests() -> bool {
     std::env::var("RECONCTL_LONG_TESTS").is_ok_and(|v| v == "1")
 }
+
+/// Every full job id (a UUID, 36 characters) as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, the
+/// width kept: for snapshots of text that names a job in full (status's oldest uncertain job).
+pub fn mask_uuids(text: &str) -> String {
+    let is_uuid = |w: &[u8]| {
+        w.len() == 36
+            && w.iter().enumerate().all(|(i, c)| match i {
+                8 | 13 | 18 | 23 => *c == b'-',
+                _ => c.is_ascii_hexdigit(),
+            })
+    };
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if i + 36 <= bytes.len() && is_uuid(&bytes[i..i + 36]) {
+            out.extend_from_slice(b"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx");
+            i += 36;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).expect("only ASCII replaced")
+}

@@ -23,3 +23,4 @@ mod sandbox;
 mod suite;
 mod sweep;
 mod tables;
+mod watch;

@@ -171,7 +171,8 @@ fn config(env: &TestEnv, names: &[&str]) -> String {
 
 /// Lines with trailing spaces removed (tables pad their last column).
 fn tidy(text: &str) -> String {
-    text.lines()
+    crate::harness::mask_uuids(text)
+        .lines()
         .map(str::trim_end)
         .collect::<Vec<_>>()
         .join("\n")
@@ -1494,6 +1495,9 @@ async fn destination_list_and_status_fit_80_columns() {
     PAUSED  SINCE       UNTIL      BY          REASON
     cms-a   2h 15m ago  not set    alice@ops1  CMS answers 503 since the deploy, ve…
     cms-z   1h 20m ago  in 3h 30m  bob         maintenance window
+
+    oldest uncertain job, for 2h 20m at cms-a:
+    reconctl remote lookup xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx
     ");
     insta::assert_snapshot!(at80(&["--config", &cfg, "destination", "list"]), @"
     DESTINATION  PAUSED  SINCE       UNTIL      BY          REASON

@@ -77,23 +77,36 @@ pub(crate) async fn show_page(
     view: View,
 ) -> Result<Exit> {
     let db = ctx.db().await?;
+    let list = read_page(&db, listing, page, view, ctx.ui.is_json()).await?;
+    drop(db);
+    ctx.ui.emit(&list)?;
+    Ok(Exit::Done)
+}
+
+/// One page of `listing`, with the destinations paused now and (for a table: `json` false)
+/// the length of an id prefix that is unique in the whole table.
+pub(crate) async fn read_page(
+    client: &tokio_postgres::Client,
+    listing: &Listing,
+    page: &Page,
+    view: View,
+    json: bool,
+) -> Result<JobList> {
     let (page, paused) = futures::try_join!(
-        query::page(&**db, listing, page.limit, page.cursor.as_deref()),
-        pause::in_force(&**db)
+        query::page(client, listing, page.limit, page.cursor.as_deref()),
+        pause::in_force(client)
     )?;
     // A table shortens ids to a prefix: one that is unique in the table, so it can be typed.
     let ids: Vec<uuid::Uuid> = page.jobs.iter().map(|j| j.id).collect();
-    let id_prefix = if ctx.ui.is_json() {
+    let id_prefix = if json {
         0
     } else {
-        store::unique_prefix_len(&**db, &ids).await?
+        store::unique_prefix_len(client, &ids).await?
     };
-    drop(db);
     let mut list = JobList::new(page, view);
     list.paused = paused.into_iter().map(|p| p.destination).collect();
     list.id_prefix = id_prefix;
-    ctx.ui.emit(&list)?;
-    Ok(Exit::Done)
+    Ok(list)
 }
 
 /// Which columns a page's table shows.
@@ -105,7 +118,7 @@ pub(crate) enum View {
 }
 
 /// A page of jobs, as SPEC §5 shows lists.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct JobList {
     jobs: Vec<Job>,
     next_cursor: Option<String>,
@@ -131,6 +144,14 @@ impl JobList {
             paused: BTreeSet::new(),
             id_prefix: 0,
         }
+    }
+
+    pub(crate) fn now(&self) -> DateTime<Utc> {
+        self.now
+    }
+
+    pub(crate) fn jobs(&self) -> &[Job] {
+        &self.jobs
     }
 
     fn since(&self, t: DateTime<Utc>) -> String {

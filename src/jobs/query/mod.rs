@@ -18,12 +18,14 @@
 pub mod counts;
 pub mod cursor;
 pub mod list;
+pub mod moves;
 pub mod order;
 pub mod publication;
 pub mod sql;
 
 pub use counts::*;
 pub use list::*;
+pub use moves::{ExpiredLeaseGroup, MoveCount};
 pub use order::*;
 pub use publication::*;
 pub use sql::Sql;

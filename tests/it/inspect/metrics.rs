@@ -144,9 +144,10 @@ async fn metrics_parse_back_to_the_counts_and_ages() {
     let ts = series(&m, "reconctl_collected_timestamp_seconds", &[]).unwrap();
     let now = chrono::Utc::now().timestamp() as f64;
     assert!((ts - now).abs() < 60.0, "{ts} vs {now}");
-    // 6 states × 3 destinations, 2 ages, accepted, estimated, timestamp, and per
-    // destination whether (and how long) it is paused.
-    assert_eq!(m.len(), 18 + 2 + 3 + 2 * 3);
+    // 6 states × 3 destinations, 2 ages, accepted, estimated, timestamp, per destination
+    // whether (and how long) it is paused and its expired leases (count, oldest), and 9
+    // counted moves × 3 destinations × 2 windows.
+    assert_eq!(m.len(), 18 + 2 + 3 + 2 * 3 + 2 * 3 + 9 * 3 * 2);
 
     let v = env.run(&["metrics", "-o", "json"]).expect(0).json();
     let names: Vec<&str> = v["families"]
@@ -164,6 +165,9 @@ async fn metrics_parse_back_to_the_counts_and_ages() {
             "reconctl_jobs_accepted_estimated",
             "reconctl_destination_paused",
             "reconctl_destination_paused_seconds",
+            "reconctl_expired_leases",
+            "reconctl_oldest_expired_lease_seconds",
+            "reconctl_moves",
             "reconctl_collected_timestamp_seconds"
         ]
     );

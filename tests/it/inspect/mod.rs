@@ -33,7 +33,7 @@ mod uncertain;
 /// `oldest_secs` ago and then one second apart. `state`: all in this state, or (None) the
 /// production skew: 97% accepted, 1% pending, 0.5% in_flight, 0.5% uncertain, 1% spread over
 /// safe_to_retry, failed and conflict.
-async fn bulk(
+pub(crate) async fn bulk(
     client: &Client,
     prefix: &str,
     n: i64,
@@ -119,6 +119,7 @@ fn redact(mut text: String, jobs: &[(&str, &Job)]) -> String {
 /// ago)" or "(3s ago)" as "(moments ago)"; trailing blanks trimmed (the redactions change
 /// the width of a last column).
 fn tidy(text: &str) -> String {
+    let text = &crate::harness::mask_uuids(text);
     let is_time = |w: &[u8]| {
         w.len() == 20
             && w.iter().enumerate().all(|(i, c)| match i {

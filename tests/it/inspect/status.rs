@@ -53,6 +53,19 @@ async fn status_counts_each_state_and_destination_with_the_oldest_age() {
     let mut v = env.run(&["status", "-o", "json"]).expect(0).json();
     assert!(v["as_of"].as_str().unwrap().ends_with('Z'));
     v.as_object_mut().unwrap().remove("as_of");
+    // The first of `jobs uncertain` (created first: the one aged 2h), whole.
+    let oldest = v
+        .as_object_mut()
+        .unwrap()
+        .remove("oldest_uncertain")
+        .unwrap();
+    assert_eq!(oldest["article_id"], "u3");
+    assert_eq!(oldest["destination"], "cms-b");
+    assert_eq!(oldest["state"], "uncertain");
+    assert!(
+        v.get("moves").is_none() && v.get("expired_leases").is_none(),
+        "-v only"
+    );
     let conflict_since = v["states"][1]["destinations"][0]["oldest_state_changed_at"].clone();
     assert_eq!(conflict_since, job_json(&c)["state_changed_at"]);
     pin_ages(
@@ -117,5 +130,8 @@ async fn status_table_puts_the_actionable_states_first() {
     safe_to_retry                  0
     failed                         0
     accepted       (all)           3
+
+    oldest uncertain job, for 2h 30m at cms-a:
+    reconctl remote lookup xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx
     ");
 }

@@ -1,0 +1,163 @@
+//! The numbers that explain an incident: how many moves of each kind the audit log recorded
+//! per destination in the last 5 minutes and the last hour (sweeps, reconcile verdicts,
+//! operator marks, and the worker's timeouts that make jobs uncertain), and the expired leases
+//! per destination. For `metrics` and `status -v` (and its watch).
+//!
+//! Both are index-driven, so their cost follows what happened recently, not the size of the
+//! log or the table:
+//!
+//! * moves: one range of `ix_job_events_action (action, at, id)` per counted action, bounded
+//!   by the last hour; each event's destination is its own column (filled by V6's trigger),
+//!   or for the events written before V6 a primary-key probe of `job_event_destinations`,
+//!   made only for those (`COALESCE` evaluates its second argument only when the first is
+//!   NULL). The routine traffic of workers (reserve, claim, renew, mark_sent, complete) is
+//!   not counted: it is most of the log, and the open states' counts already show it.
+//! * expired leases: `ix_publication_jobs_lease (lease_expires_at) WHERE state = 'in_flight'`,
+//!   read up to now.
+//!
+//! A worker's write that lost to a concurrent move (fenced by the version check) changes no
+//! row and records no event, so there is nothing to count for it.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use tokio_postgres::GenericClient;
+
+use crate::error::Result;
+use crate::jobs::state::{Action, State};
+
+/// The moves counted, in the order they are shown: how jobs became uncertain, then what
+/// settled or re-queued them.
+pub const COUNTED: [Action; 9] = [
+    Action::TimedOut,
+    Action::SweepSent,
+    Action::SweepUnsent,
+    Action::ReconcileAccepted,
+    Action::ReconcileSafeToRetry,
+    Action::ReconcileConflict,
+    Action::MarkAccepted,
+    Action::MarkSafeToRetry,
+    Action::MarkFailed,
+];
+
+/// The two windows, as their labels (`metrics`' `window`, `status`'s columns) and in seconds.
+pub const WINDOWS: [(&str, i64); 2] = [("5m", 300), ("1h", 3600)];
+
+/// `$1` the counted actions' names. One row per action and destination that moved in the
+/// last hour: the action, the destination, the count in the last 5 minutes, in the last hour.
+pub fn moves_sql() -> String {
+    format!(
+        "SELECT e.action, \
+                COALESCE(e.destination, \
+                         (SELECT d.destination FROM job_event_destinations d WHERE d.id = e.id)), \
+                count(*) FILTER (WHERE e.at > now() - make_interval(secs => {short})), \
+                count(*) \
+         FROM job_events e \
+         WHERE e.action = ANY($1::text[]) AND e.at > now() - make_interval(secs => {long}) \
+         GROUP BY 1, 2",
+        short = WINDOWS[0].1,
+        long = WINDOWS[1].1,
+    )
+}
+
+/// Per destination: in_flight jobs whose lease has expired, and when the oldest expired.
+pub fn expired_leases_sql() -> String {
+    format!(
+        "SELECT destination, count(*), min(lease_expires_at) FROM publication_jobs \
+         WHERE state = {} AND lease_expires_at < now() GROUP BY destination",
+        State::InFlight.literal()
+    )
+}
+
+/// How often one action moved one destination's jobs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MoveCount {
+    pub action: Action,
+    pub destination: String,
+    pub last_5m: i64,
+    pub last_1h: i64,
+}
+
+impl MoveCount {
+    /// The count in the window labelled `window` ([`WINDOWS`]).
+    pub fn in_window(&self, window: &str) -> i64 {
+        if window == WINDOWS[0].0 {
+            self.last_5m
+        } else {
+            self.last_1h
+        }
+    }
+}
+
+/// In-flight jobs of one destination whose lease has expired.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExpiredLeaseGroup {
+    pub destination: String,
+    pub count: i64,
+    pub oldest_expired_at: DateTime<Utc>,
+}
+
+/// The recent moves, sorted as [`COUNTED`] lists the actions, then by destination.
+pub async fn moves<C: GenericClient>(client: &C) -> Result<Vec<MoveCount>> {
+    let names: Vec<&str> = COUNTED.iter().map(|a| a.as_str()).collect();
+    let rows = client.query(&moves_sql(), &[&names]).await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let action: String = r.try_get(0)?;
+        let Ok(action) = action.parse::<Action>() else {
+            continue;
+        };
+        out.push(MoveCount {
+            action,
+            destination: r.try_get(1)?,
+            last_5m: r.try_get(2)?,
+            last_1h: r.try_get(3)?,
+        });
+    }
+    let rank = |a: Action| COUNTED.iter().position(|c| *c == a);
+    out.sort_by(|a, b| (rank(a.action), &a.destination).cmp(&(rank(b.action), &b.destination)));
+    Ok(out)
+}
+
+/// The expired leases per destination, by destination.
+pub async fn expired_leases<C: GenericClient>(client: &C) -> Result<Vec<ExpiredLeaseGroup>> {
+    let rows = client.query(&expired_leases_sql(), &[]).await?;
+    let mut out = rows
+        .iter()
+        .map(|r| {
+            Ok(ExpiredLeaseGroup {
+                destination: r.try_get(0)?,
+                count: r.try_get(1)?,
+                oldest_expired_at: r.try_get(2)?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    out.sort_by(|a, b| a.destination.cmp(&b.destination));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_counted_moves_are_the_ones_people_and_cron_make_and_the_timeouts() {
+        for a in COUNTED {
+            assert!(
+                a.command().is_some() || a == Action::TimedOut,
+                "{a} is routine worker traffic"
+            );
+        }
+        // Every move a person or cron makes is counted.
+        for a in Action::ALL {
+            if a.command().is_some() {
+                assert!(COUNTED.contains(&a), "{a} is not counted");
+            }
+        }
+    }
+
+    #[test]
+    fn the_short_window_is_inside_the_long_one() {
+        assert!(WINDOWS[0].1 < WINDOWS[1].1);
+        assert!(moves_sql().contains("secs => 300") && moves_sql().contains("secs => 3600"));
+    }
+}

@@ -1,0 +1,598 @@
+//! `status --watch`, `jobs uncertain --watch` (SPEC §7) and the counters that explain an
+//! incident (`metrics`' reconctl_moves and expired leases, `status -v`): in a real
+//! pseudo-terminal (redraw, changes, `q` and Ctrl-C, the terminal restored as `stty -a` saw
+//! it), without one (JSON lines, table blocks), across a backend terminated under it, and
+//! the counters exact against seeded events.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use reconctl::jobs::State::{Accepted, InFlight, Pending, Uncertain};
+use serde_json::Value;
+
+use crate::harness::{Seed, TestEnv};
+use crate::plan;
+
+/// rexpect hands over the terminal's bytes one char each: the same for text we look for.
+fn bytes_as_chars(s: &str) -> String {
+    s.bytes().map(|b| b as char).collect()
+}
+
+/// A shell in a pseudo-terminal (100×40) that records `stty -a`, runs reconctl with `args`,
+/// prints its exit code, and records `stty -a` again.
+fn watch_in_pty(env: &TestEnv, args: &str) -> rexpect::session::PtySession {
+    use std::os::unix::process::CommandExt;
+    let bin = assert_cmd::cargo::cargo_bin("reconctl");
+    let dir = env.dir.path().display();
+    let script = format!(
+        "stty cols 100 rows 40; stty -a > {dir}/stty.before; '{}' {args}; echo \"EXIT=$?\"; stty -a > {dir}/stty.after; echo DONE",
+        bin.display()
+    );
+    let mut cmd = std::process::Command::new("sh");
+    cmd.env_clear()
+        .envs(
+            env.command_env(&env.url)
+                .into_iter()
+                .filter(|(k, _)| *k != "COLUMNS"),
+        )
+        .env("TERM", "xterm")
+        .args(["-c", &script]);
+    // SAFETY: only the async-signal-safe signal(2) between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    rexpect::session::spawn_command(cmd, Some(20_000)).expect("spawn in a pty")
+}
+
+fn stty_unchanged(env: &TestEnv) {
+    let read = |name: &str| std::fs::read_to_string(env.dir.path().join(name)).unwrap();
+    let before = read("stty.before");
+    assert!(
+        before.contains("icanon") && before.contains("echo"),
+        "{before}"
+    );
+    assert_eq!(read("stty.after"), before, "the terminal is restored");
+}
+
+fn mark_accepted(env: &TestEnv, id: &str) {
+    env.run(&[
+        "mark",
+        "accepted",
+        id,
+        "--remote-id",
+        "r-1",
+        "--reason",
+        "found in the CMS by hand",
+        "--no-lookup",
+        "--yes",
+    ])
+    .expect(0);
+}
+
+#[tokio::test]
+async fn status_watch_redraws_with_the_changes_since_it_began_and_q_restores_the_terminal() {
+    let env = TestEnv::new().await;
+    let u1 = env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
+    env.seed(Seed::new("u2").state(Uncertain).aged(300)).await;
+    env.seed(Seed::new("p1").state(Pending).aged(60)).await;
+    let mut p = watch_in_pty(&env, "status --watch --interval 1s");
+    // The header: the command, the database, the interval.
+    p.exp_string("reconctl status --watch").unwrap();
+    p.exp_string(&format!("/{}", env.db_name)).unwrap();
+    p.exp_string("every 1s").unwrap();
+    p.exp_regex("uncertain +cms-a +2 ").unwrap();
+    // The oldest uncertain job, named in full with the command to look it up.
+    p.exp_regex(&format!(
+        "oldest uncertain job, for 10m [0-9]+s at cms-a:\r\nreconctl remote lookup {}",
+        u1.id
+    ))
+    .unwrap();
+    mark_accepted(&env, &u1.id.to_string());
+    // A later refresh: one uncertain fewer, one accepted more, said so.
+    p.exp_regex(&format!("uncertain +cms-a +1 +{}", bytes_as_chars("▼1")))
+        .unwrap();
+    p.exp_regex(&format!("accepted +\\(all\\) +1 +{}", bytes_as_chars("▲1")))
+        .unwrap();
+    p.send("q").unwrap();
+    p.flush().unwrap();
+    let rest = p.exp_string("DONE").unwrap();
+    assert!(rest.contains("EXIT=0"), "{rest:?}");
+    stty_unchanged(&env);
+}
+
+#[tokio::test]
+async fn jobs_uncertain_watch_names_the_new_jobs_and_ctrl_c_ends_it_with_exit_0() {
+    let env = TestEnv::new().await;
+    env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
+    let mut p = watch_in_pty(&env, "jobs uncertain --watch --interval 1s");
+    p.exp_string("reconctl jobs uncertain --watch").unwrap();
+    p.exp_string("1 on this page").unwrap();
+    let new = env.seed(Seed::new("u2").state(Uncertain).aged(5)).await;
+    p.exp_string(&bytes_as_chars("2 on this page (▲1 since the watch began)"))
+        .unwrap();
+    p.exp_string(&new.id.to_string()).unwrap();
+    p.send_control('c').unwrap();
+    let rest = p.exp_string("DONE").unwrap();
+    assert!(rest.contains("EXIT=0"), "{rest:?}");
+    stty_unchanged(&env);
+}
+
+/// The watch's stdout, a line at a time, from a thread (a child's pipe blocks).
+struct Lines {
+    child: Child,
+    rx: mpsc::Receiver<String>,
+}
+
+impl Lines {
+    fn spawn(env: &TestEnv, args: &[&str]) -> Lines {
+        let mut child = env
+            .std_cmd()
+            .args(args)
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Lines { child, rx }
+    }
+
+    fn next(&self) -> String {
+        self.rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the next line within 20s")
+    }
+
+    /// SIGINT, then its exit code and stderr.
+    fn interrupt(self) -> (i32, String) {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+        let out = self.child.wait_with_output().unwrap();
+        (
+            out.status.code().expect("exited, not killed"),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+fn uncertain_count(doc: &Value) -> i64 {
+    doc["states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["state"] == "uncertain")
+        .unwrap()["count"]
+        .as_i64()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn without_a_terminal_jsonl_is_one_status_document_a_line_until_interrupted() {
+    let env = TestEnv::new().await;
+    let u1 = env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
+    env.seed(Seed::new("u2").state(Uncertain).aged(300)).await;
+    let w = Lines::spawn(
+        &env,
+        &["status", "--watch", "--interval", "1s", "-o", "jsonl"],
+    );
+    let first: Value = serde_json::from_str(&w.next()).unwrap();
+    assert_eq!(uncertain_count(&first), 2);
+    // Exactly the document `status -o json` prints (its members, in its shape).
+    let status = env.run(&["status", "-o", "json"]).expect(0).json();
+    let keys = |v: &Value| {
+        v.as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<Vec<String>>()
+    };
+    assert_eq!(keys(&first), keys(&status));
+    assert_eq!(first["states"], status["states"]);
+    mark_accepted(&env, &u1.id.to_string());
+    let started = Instant::now();
+    let later = loop {
+        let doc: Value = serde_json::from_str(&w.next()).unwrap();
+        if uncertain_count(&doc) == 1 || started.elapsed() > Duration::from_secs(15) {
+            break doc;
+        }
+    };
+    assert_eq!(uncertain_count(&later), 1);
+    let t0 = chrono::DateTime::parse_from_rfc3339(first["as_of"].as_str().unwrap()).unwrap();
+    let t1 = chrono::DateTime::parse_from_rfc3339(later["as_of"].as_str().unwrap()).unwrap();
+    assert!(t1 > t0);
+    let (code, stderr) = w.interrupt();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, "");
+}
+
+#[tokio::test]
+async fn without_a_terminal_a_table_is_one_block_per_refresh_under_its_time() {
+    let env = TestEnv::new().await;
+    env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
+    let w = Lines::spawn(&env, &["status", "--watch", "--interval", "1s"]);
+    let mut heads = 0;
+    let mut tables = 0;
+    while heads < 2 {
+        let line = w.next();
+        if line.starts_with("── ") {
+            assert!(
+                line.ends_with(" · reconctl status --watch · every 1s ──"),
+                "{line}"
+            );
+            heads += 1;
+        }
+        if line.starts_with("STATE ") {
+            tables += 1;
+        }
+    }
+    // The second head comes after the first block's table.
+    assert_eq!(tables, 1);
+    let (code, _) = w.interrupt();
+    assert_eq!(code, 0);
+}
+
+#[tokio::test]
+async fn a_watch_holds_nothing_between_refreshes_and_survives_its_backend_being_terminated() {
+    let env = TestEnv::new().await;
+    env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
+    let w = Lines::spawn(
+        &env,
+        &["status", "-v", "--watch", "--interval", "1s", "-o", "jsonl"],
+    );
+    w.next();
+    let backend = "SELECT pid, state, backend_xmin IS NULL, \
+                   (SELECT count(*) FROM pg_locks l WHERE l.pid = a.pid) \
+                   FROM pg_stat_activity a WHERE datname = current_database() \
+                   AND application_name = 'reconctl status' AND pid <> pg_backend_pid()";
+    // Sampled over three refreshes: never inside a transaction; idle, it holds no snapshot
+    // and no lock.
+    let mut pids = std::collections::BTreeSet::new();
+    let mut idle_samples = 0;
+    for _ in 0..30 {
+        for r in env.client.query(backend, &[]).await.unwrap() {
+            let state: Option<String> = r.get(1);
+            let state = state.unwrap_or_default();
+            pids.insert(r.get::<_, i32>(0));
+            assert_ne!(state, "idle in transaction");
+            if state == "idle" {
+                idle_samples += 1;
+                assert!(r.get::<_, bool>(2), "an idle watch holds no snapshot");
+                assert_eq!(r.get::<_, i64>(3), 0, "an idle watch holds no lock");
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(idle_samples > 10, "{idle_samples}");
+    assert_eq!(pids.len(), 1, "one session: {pids:?}");
+    let old = *pids.iter().next().unwrap();
+    let killed_at: chrono::DateTime<chrono::Utc> = env
+        .client
+        .query_one(
+            "SELECT now() FROM (SELECT pg_terminate_backend($1)) t",
+            &[&old],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    // Refreshes go on: two documents read after the termination, the same numbers.
+    let started = Instant::now();
+    let mut after = 0;
+    while after < 2 {
+        let doc: Value = serde_json::from_str(&w.next()).unwrap();
+        assert_eq!(uncertain_count(&doc), 1);
+        let as_of: chrono::DateTime<chrono::Utc> = doc["as_of"].as_str().unwrap().parse().unwrap();
+        if as_of > killed_at {
+            after += 1;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no refresh after the termination"
+        );
+    }
+    // On a new session (the terminated one is gone).
+    let mut now: Vec<i32> = Vec::new();
+    for _ in 0..50 {
+        now = env
+            .client
+            .query(backend, &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        if !now.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!now.is_empty() && !now.contains(&old), "{old} → {now:?}");
+    let (code, stderr) = w.interrupt();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[tokio::test]
+async fn watch_flags_are_checked() {
+    let env = TestEnv::new().await;
+    let r = env.run(&["status", "--watch", "--interval", "500ms"]);
+    assert_eq!(r.code(), 2);
+    assert!(r.stderr().contains("at least 1s"), "{}", r.stderr());
+    let r = env.run(&["status", "--interval", "5s"]);
+    assert_eq!(r.code(), 2);
+    assert!(r.stderr().contains("--watch"), "{}", r.stderr());
+    let r = env.run(&["status", "--watch", "-o", "json"]);
+    assert_eq!(r.code(), 2);
+    assert!(r.stdout().contains("-o jsonl"), "{}", r.stdout());
+}
+
+/// Events of `job` with `action`, `secs` ago.
+async fn event(env: &TestEnv, job: uuid::Uuid, action: &str, secs: i64) {
+    env.client
+        .execute(
+            "INSERT INTO job_events (job_id, at, actor, action, from_state, to_state, from_version, to_version) \
+             VALUES ($1, now() - make_interval(secs => $2::bigint), 'tester', $3, 'uncertain', 'accepted', 1, 2)",
+            &[&job, &(secs as f64 as i64), &action],
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_move_counters_are_exact_per_action_destination_and_window() {
+    let mut env = TestEnv::new().await;
+    // The events are written by hand, one per count, not as chained histories.
+    env.skip_invariants = true;
+    let a = env.seed(Seed::new("a").state(Uncertain)).await;
+    let b = env
+        .seed(Seed::new("b").state(Uncertain).destination("cms-b"))
+        .await;
+    for secs in [10, 60, 290] {
+        event(&env, a.id, "sweep_sent", secs).await;
+    }
+    for secs in [310, 1800, 3590] {
+        event(&env, a.id, "sweep_sent", secs).await;
+    }
+    event(&env, a.id, "sweep_sent", 3700).await; // older than an hour: not counted
+    event(&env, b.id, "reconcile_accepted", 20).await;
+    event(&env, b.id, "mark_failed", 2000).await;
+    event(&env, a.id, "timed_out", 30).await;
+    // Routine worker traffic is not counted.
+    for _ in 0..5 {
+        event(&env, a.id, "claim", 5).await;
+    }
+    // An event written before V6 (no destination column value): its destination is in
+    // job_event_destinations.
+    env.client
+        .batch_execute(&format!(
+            "ALTER TABLE job_events DISABLE TRIGGER job_events_fill;
+             INSERT INTO job_events (id, job_id, at, actor, action, from_state, to_state, from_version, to_version, destination)
+               VALUES (900001, '{b}', now() - interval '100 seconds', 'old', 'mark_safe_to_retry', 'uncertain', 'safe_to_retry', 1, 2, NULL);
+             INSERT INTO job_event_destinations VALUES (900001, now() - interval '100 seconds', 'cms-b');
+             ALTER TABLE job_events ENABLE TRIGGER job_events_fill;",
+            b = b.id
+        ))
+        .await
+        .unwrap();
+    // Expired leases: two at cms-a (2 and 10 minutes ago), one live.
+    env.seed(Seed::new("l1").state(InFlight).lease("w1", -120))
+        .await;
+    env.seed(Seed::new("l2").state(InFlight).lease("w1", -600))
+        .await;
+    env.seed(Seed::new("l3").state(InFlight).lease("w2", 300))
+        .await;
+
+    let out = env.run(&["metrics"]).expect(0).stdout();
+    let sample = |name: &str, labels: &str| -> f64 {
+        let prefix = format!("{name}{{{labels}}} ");
+        out.lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in\n{out}"))
+            .parse()
+            .unwrap()
+    };
+    let moves = |action: &str, d: &str, w: &str| {
+        sample(
+            "reconctl_moves",
+            &format!("action=\"{action}\",destination=\"{d}\",window=\"{w}\""),
+        )
+    };
+    assert_eq!(moves("sweep_sent", "cms-a", "5m"), 3.0);
+    assert_eq!(moves("sweep_sent", "cms-a", "1h"), 6.0);
+    assert_eq!(moves("reconcile_accepted", "cms-b", "5m"), 1.0);
+    assert_eq!(moves("mark_failed", "cms-b", "5m"), 0.0);
+    assert_eq!(moves("mark_failed", "cms-b", "1h"), 1.0);
+    assert_eq!(moves("timed_out", "cms-a", "5m"), 1.0);
+    assert_eq!(moves("mark_safe_to_retry", "cms-b", "5m"), 1.0);
+    assert_eq!(moves("sweep_unsent", "cms-b", "1h"), 0.0);
+    assert!(!out.contains("action=\"claim\""));
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("reconctl_moves{"))
+            .count(),
+        9 * 2 * 2,
+        "every counted action × destination × window"
+    );
+    assert_eq!(
+        sample("reconctl_expired_leases", "destination=\"cms-a\""),
+        2.0
+    );
+    assert_eq!(
+        sample("reconctl_expired_leases", "destination=\"cms-b\""),
+        0.0
+    );
+    let oldest = sample(
+        "reconctl_oldest_expired_lease_seconds",
+        "destination=\"cms-a\"",
+    );
+    assert!((600.0..660.0).contains(&oldest), "{oldest}");
+
+    // status -v: the same numbers, only the actions that moved.
+    let v = env.run(&["status", "-v", "-o", "json"]).expect(0).json();
+    let got: Vec<(String, String, i64, i64)> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["action"].as_str().unwrap().to_string(),
+                m["destination"].as_str().unwrap().to_string(),
+                m["last_5m"].as_i64().unwrap(),
+                m["last_1h"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let row = |a: &str, d: &str, m5, h1| (a.to_string(), d.to_string(), m5, h1);
+    assert_eq!(
+        got,
+        vec![
+            row("timed_out", "cms-a", 1, 1),
+            row("sweep_sent", "cms-a", 3, 6),
+            row("reconcile_accepted", "cms-b", 1, 1),
+            row("mark_safe_to_retry", "cms-b", 1, 1),
+            row("mark_failed", "cms-b", 0, 1),
+        ]
+    );
+    assert_eq!(v["expired_leases"][0]["destination"], "cms-a");
+    assert_eq!(v["expired_leases"][0]["count"], 2);
+    assert_eq!(v["expired_leases"].as_array().unwrap().len(), 1);
+    let text = env.run(&["status", "-v"]).expect(0).stdout();
+    assert!(
+        text.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["sweep_sent", "cms-a", "3", "6"]),
+        "{text}"
+    );
+    assert!(
+        text.contains("expired leases: 2 in flight at cms-a"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn the_counters_read_recent_index_ranges_not_the_log() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true;
+    let a = env.seed(Seed::new("a").state(Uncertain)).await;
+    crate::inspect::bulk(&env.client, "acc", 20_000, Some(Accepted), 3600, 2).await;
+    crate::inspect::bulk(&env.client, "fly", 200, Some(InFlight), 3600, 2).await;
+    // 20,000 old events and a few recent ones: the counters read the recent ones.
+    env.client
+        .batch_execute(&format!(
+            "INSERT INTO job_events (job_id, at, actor, action, from_state, to_state, from_version, to_version)
+             SELECT '{id}', now() - interval '2 hours' - g * interval '1 second', 'w',
+                    (ARRAY['sweep_sent','claim','mark_sent','complete'])[1 + g % 4], 'pending', 'in_flight', 1, 2
+             FROM generate_series(1, 20000) g;
+             ANALYZE job_events; ANALYZE publication_jobs;",
+            id = a.id
+        ))
+        .await
+        .unwrap();
+    for secs in [5, 50, 500] {
+        event(&env, a.id, "sweep_sent", secs).await;
+    }
+    let names: Vec<&str> = reconctl::jobs::query::moves::COUNTED
+        .iter()
+        .map(|a| a.as_str())
+        .collect();
+    let sql = reconctl::jobs::query::moves::moves_sql();
+    let doc = plan::explain(&env.client, &sql, &[&names], true).await;
+    let nodes = plan::nodes(&doc);
+    assert!(
+        nodes.iter().any(|n| n.index == "ix_job_events_action"),
+        "{nodes:?}"
+    );
+    assert!(
+        nodes.iter().all(|n| n.kind != "Seq Scan" && n.read < 100.0),
+        "{nodes:?}"
+    );
+    let sql = reconctl::jobs::query::moves::expired_leases_sql();
+    let doc = plan::explain(&env.client, &sql, &[], false).await;
+    let nodes = plan::nodes(&doc);
+    assert!(
+        nodes
+            .iter()
+            .all(|n| n.relation != "publication_jobs" || n.kind != "Seq Scan"),
+        "{nodes:?}"
+    );
+}
+
+/// The database refuses connections and ends every session (`away`), or takes them again.
+async fn database_away(env: &TestEnv, away: bool) {
+    let admin = crate::harness::connect_url(&crate::harness::admin_url()).await;
+    let sql = if away {
+        format!(
+            "ALTER DATABASE {db} WITH ALLOW_CONNECTIONS false;
+             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = '{db}' AND pid <> pg_backend_pid();",
+            db = env.db_name
+        )
+    } else {
+        format!("ALTER DATABASE {} WITH ALLOW_CONNECTIONS true", env.db_name)
+    };
+    admin.batch_execute(&sql).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_watch_whose_database_goes_away_says_it_is_reconnecting_and_carries_on() {
+    let mut env = TestEnv::new().await;
+    // The test's own session is ended with the others.
+    env.skip_invariants = true;
+    env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
+    let w = Lines::spawn(
+        &env,
+        &["status", "--watch", "--interval", "1s", "-o", "jsonl"],
+    );
+    let first: Value = serde_json::from_str(&w.next()).unwrap();
+    assert_eq!(uncertain_count(&first), 1);
+    database_away(&env, true).await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    database_away(&env, false).await;
+    let back = chrono::Utc::now();
+    // Documents again, read after the database came back.
+    let started = Instant::now();
+    loop {
+        let doc: Value = serde_json::from_str(&w.next()).unwrap();
+        let as_of: chrono::DateTime<chrono::Utc> = doc["as_of"].as_str().unwrap().parse().unwrap();
+        if as_of > back {
+            assert_eq!(uncertain_count(&doc), 1);
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30));
+    }
+    let (code, stderr) = w.interrupt();
+    assert_eq!(code, 0, "{stderr}");
+    // stderr said so, stdout stayed one document a line.
+    assert!(stderr.contains("reconnecting in"), "{stderr}");
+    assert!(stderr.contains("reconnected"), "{stderr}");
+}
+
+#[tokio::test]
+async fn on_a_terminal_a_lost_database_shows_reconnecting_over_the_last_numbers() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true;
+    env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
+    let mut p = watch_in_pty(&env, "status --watch --interval 1s");
+    p.exp_regex("uncertain +cms-a +1 ").unwrap();
+    database_away(&env, true).await;
+    // While it is away the screen says so, and keeps the last numbers.
+    p.exp_string(&bytes_as_chars("reconnecting…")).unwrap();
+    p.exp_regex("uncertain +cms-a +1 ").unwrap();
+    database_away(&env, false).await;
+    // Back: the trouble line goes (a header, then straight to the table).
+    p.exp_regex("q quits\r\n\r\nSTATE").unwrap();
+    p.send("q").unwrap();
+    p.flush().unwrap();
+    let rest = p.exp_string("DONE").unwrap();
+    assert!(rest.contains("EXIT=0"), "{rest:?}");
+    stty_unchanged(&env);
+}
