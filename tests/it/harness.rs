@@ -163,6 +163,30 @@ impl TestEnv {
         rexpect::session::spawn_command(cmd, Some(20_000)).expect("spawn in a pty")
     }
 
+    /// `sh -c script` in a pseudo-terminal, with the clean environment but `COLUMNS` (the
+    /// terminal's own size counts; the script sets it with `stty`), `TERM=xterm` and SIGINT
+    /// at its default (see [`TestEnv::pty`]); `timeout_ms` for each expectation.
+    pub fn shell_in_pty(&self, script: &str, timeout_ms: u64) -> rexpect::session::PtySession {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = std::process::Command::new("sh");
+        cmd.env_clear()
+            .envs(
+                self.command_env(&self.url)
+                    .into_iter()
+                    .filter(|(k, _)| *k != "COLUMNS"),
+            )
+            .env("TERM", "xterm")
+            .args(["-c", script]);
+        // SAFETY: only the async-signal-safe signal(2) between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        rexpect::session::spawn_command(cmd, Some(timeout_ms)).expect("spawn in a pty")
+    }
+
     /// Run the binary with these arguments (no stdin).
     pub fn run(&self, args: &[&str]) -> Run {
         Run(self

@@ -5,7 +5,6 @@
 //! width keeps: the fixture's ids are fixed (two of them share their first 8 digits, so
 //! tables tell them apart with 12) and times are masked.
 
-use std::process::Stdio;
 
 use reconctl::jobs::{external_ref, payload_hash, State};
 use uuid::Uuid;
@@ -279,7 +278,6 @@ impl Fixture {
 /// Run `args` in a pty of `width` columns; with `answer`, type it at the first prompt (and
 /// stderr is the terminal too), else stderr goes to /dev/null (a progress bar's drawing).
 fn pty_run(env: &TestEnv, width: usize, args: &[&str], answer: Option<&str>) -> String {
-    use std::os::unix::process::CommandExt;
     let bin = assert_cmd::cargo::cargo_bin("reconctl");
     let quoted: Vec<String> = args
         .iter()
@@ -291,24 +289,7 @@ fn pty_run(env: &TestEnv, width: usize, args: &[&str], answer: Option<&str>) -> 
         bin.display(),
         quoted.join(" ")
     );
-    let mut cmd = std::process::Command::new("sh");
-    cmd.env_clear()
-        .envs(
-            env.command_env(&env.url)
-                .into_iter()
-                .filter(|(k, _)| *k != "COLUMNS"),
-        )
-        .env("TERM", "xterm")
-        .args(["-c", &script])
-        .stdin(Stdio::inherit());
-    // SAFETY: only the async-signal-safe signal(2) between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-            Ok(())
-        });
-    }
-    let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).expect("spawn in a pty");
+    let mut p = env.shell_in_pty(&script, 30_000);
     let mut text = String::new();
     if let Some(answer) = answer {
         text.push_str(&p.exp_string("[y/N]").expect("a prompt"));

@@ -23,30 +23,13 @@ fn bytes_as_chars(s: &str) -> String {
 /// A shell in a pseudo-terminal (100×40) that records `stty -a`, runs reconctl with `args`,
 /// prints its exit code, and records `stty -a` again.
 fn watch_in_pty(env: &TestEnv, args: &str) -> rexpect::session::PtySession {
-    use std::os::unix::process::CommandExt;
     let bin = assert_cmd::cargo::cargo_bin("reconctl");
     let dir = env.dir.path().display();
     let script = format!(
         "stty cols 100 rows 40; stty -a > {dir}/stty.before; '{}' {args}; echo \"EXIT=$?\"; stty -a > {dir}/stty.after; echo DONE",
         bin.display()
     );
-    let mut cmd = std::process::Command::new("sh");
-    cmd.env_clear()
-        .envs(
-            env.command_env(&env.url)
-                .into_iter()
-                .filter(|(k, _)| *k != "COLUMNS"),
-        )
-        .env("TERM", "xterm")
-        .args(["-c", &script]);
-    // SAFETY: only the async-signal-safe signal(2) between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-            Ok(())
-        });
-    }
-    rexpect::session::spawn_command(cmd, Some(20_000)).expect("spawn in a pty")
+    env.shell_in_pty(&script, 20_000)
 }
 
 fn stty_unchanged(env: &TestEnv) {
@@ -153,6 +136,23 @@ impl Lines {
         self.rx
             .recv_timeout(Duration::from_secs(20))
             .expect("the next line within 20s")
+    }
+
+    /// The next document read (by the database's clock, `as_of`) after `t`, within 30 s.
+    fn next_read_after(&self, t: chrono::DateTime<chrono::Utc>) -> Value {
+        let started = Instant::now();
+        loop {
+            let doc: Value = serde_json::from_str(&self.next()).unwrap();
+            let as_of: chrono::DateTime<chrono::Utc> =
+                doc["as_of"].as_str().unwrap().parse().unwrap();
+            if as_of > t {
+                return doc;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "no document read after {t}"
+            );
+        }
     }
 
     /// SIGINT, then its exit code and stderr.
@@ -287,19 +287,8 @@ async fn a_watch_holds_nothing_between_refreshes_and_survives_its_backend_being_
         .unwrap()
         .get(0);
     // Refreshes go on: two documents read after the termination, the same numbers.
-    let started = Instant::now();
-    let mut after = 0;
-    while after < 2 {
-        let doc: Value = serde_json::from_str(&w.next()).unwrap();
-        assert_eq!(uncertain_count(&doc), 1);
-        let as_of: chrono::DateTime<chrono::Utc> = doc["as_of"].as_str().unwrap().parse().unwrap();
-        if as_of > killed_at {
-            after += 1;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "no refresh after the termination"
-        );
+    for _ in 0..2 {
+        assert_eq!(uncertain_count(&w.next_read_after(killed_at)), 1);
     }
     // On a new session (the terminated one is gone).
     let mut now: Vec<i32> = Vec::new();
@@ -559,16 +548,7 @@ async fn a_watch_whose_database_goes_away_says_it_is_reconnecting_and_carries_on
     database_away(&env, false).await;
     let back = chrono::Utc::now();
     // Documents again, read after the database came back.
-    let started = Instant::now();
-    loop {
-        let doc: Value = serde_json::from_str(&w.next()).unwrap();
-        let as_of: chrono::DateTime<chrono::Utc> = doc["as_of"].as_str().unwrap().parse().unwrap();
-        if as_of > back {
-            assert_eq!(uncertain_count(&doc), 1);
-            break;
-        }
-        assert!(started.elapsed() < Duration::from_secs(30));
-    }
+    assert_eq!(uncertain_count(&w.next_read_after(back)), 1);
     let (code, stderr) = w.interrupt();
     assert_eq!(code, 0, "{stderr}");
     // stderr said so, stdout stayed one document a line.
