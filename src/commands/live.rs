@@ -8,7 +8,8 @@
 //! `-o json` document), a table one block per interval under a line with the time; until
 //! interrupted (exit 0).
 //!
-//! Each refresh is one read on a pooled session, its statements pipelined in one round trip,
+//! Each refresh is the command's own read on a pooled session (for `status` its 5 statements,
+//! 7 with -v, pipelined: sent together, not one after another's answer),
 //! outside any transaction; the session goes back to the pool between refreshes, so nothing
 //! (no transaction, snapshot, lock or cursor) is held while the view waits. A lost database
 //! is shown ("reconnecting…") and tried again with a growing wait (up to 10 s), never fatal;

@@ -5,7 +5,6 @@
 //! width keeps: the fixture's ids are fixed (two of them share their first 8 digits, so
 //! tables tell them apart with 12) and times are masked.
 
-
 use reconctl::jobs::{external_ref, payload_hash, State};
 use uuid::Uuid;
 
