@@ -6,7 +6,7 @@ use serde::{Serialize, Serializer};
 use tokio_postgres::Row;
 use uuid::Uuid;
 
-use super::State;
+use super::{Action, State};
 use crate::error::{Error, Result};
 
 /// The columns of `publication_jobs`, in SPEC §1 order; every query selects exactly these.
@@ -113,13 +113,84 @@ pub struct Event {
     #[serde(serialize_with = "rfc3339")]
     pub at: DateTime<Utc>,
     pub actor: String,
-    pub action: String,
+    pub action: EventAction,
     pub from_state: Option<State>,
     pub to_state: State,
     pub from_version: Option<i64>,
     pub to_version: i64,
     pub reason: Option<String>,
     pub evidence: serde_json::Value,
+}
+
+/// What an event's `job_events.action` says: a move of the transition table, or a name this
+/// version does not know (written by a worker outside this crate, a newer version, or a
+/// fixture), kept as written: the history of such a job is still read and shown, never refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventAction {
+    Move(Action),
+    Other(String),
+}
+
+impl EventAction {
+    pub fn as_str(&self) -> &str {
+        match self {
+            EventAction::Move(a) => a.as_str(),
+            EventAction::Other(s) => s,
+        }
+    }
+
+    /// The move, when it is one of the table's.
+    pub fn action(&self) -> Option<Action> {
+        match self {
+            EventAction::Move(a) => Some(*a),
+            EventAction::Other(_) => None,
+        }
+    }
+}
+
+impl From<String> for EventAction {
+    fn from(s: String) -> Self {
+        match s.parse::<Action>() {
+            Ok(a) => EventAction::Move(a),
+            Err(_) => EventAction::Other(s),
+        }
+    }
+}
+
+impl From<Action> for EventAction {
+    fn from(a: Action) -> Self {
+        EventAction::Move(a)
+    }
+}
+
+impl std::fmt::Display for EventAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EventAction {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for EventAction {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for EventAction {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<Action> for EventAction {
+    fn eq(&self, other: &Action) -> bool {
+        self.action() == Some(*other)
+    }
 }
 
 impl Event {
@@ -135,7 +206,7 @@ impl Event {
             job_id: row.try_get(offset + 1)?,
             at: row.try_get(offset + 2)?,
             actor: row.try_get(offset + 3)?,
-            action: row.try_get(offset + 4)?,
+            action: EventAction::from(row.try_get::<_, String>(offset + 4)?),
             from_state: from_state.map(parse).transpose()?,
             to_state: parse(row.try_get(offset + 6)?)?,
             from_version: row.try_get(offset + 7)?,
@@ -153,6 +224,21 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_action_is_a_move_of_the_table_or_kept_as_written() {
+        for a in Action::ALL {
+            let e = EventAction::from(a.as_str().to_string());
+            assert_eq!(e, EventAction::Move(a));
+            assert_eq!(e, a);
+            assert_eq!(serde_json::to_value(&e).unwrap(), a.as_str());
+        }
+        let other = EventAction::from("seed".to_string());
+        assert_eq!(other, EventAction::Other("seed".into()));
+        assert_eq!(other.action(), None);
+        assert_eq!(other, "seed");
+        assert_eq!(serde_json::to_value(&other).unwrap(), "seed");
+    }
 
     #[test]
     fn qualified_columns_keep_every_column_in_order() {

@@ -335,6 +335,17 @@ impl Transition {
     }
 }
 
+/// The moves `role` makes, one line each (`  uncertain → accepted: …`), for help texts: what
+/// `reconcile --help` says it may do comes from the table, like mark's and sweep's.
+pub fn moves_by(role: Role) -> String {
+    TRANSITIONS
+        .iter()
+        .filter(|t| t.by == role)
+        .map(|t| format!("  {} ({})", t.summary(), t.action))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The table as README's "States and transitions" section shows it (a test keeps the README
 /// equal to this).
 pub fn transitions_markdown() -> String {
@@ -480,6 +491,19 @@ pub fn allowed(from: State, to: State) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reconcile_help_lists_exactly_its_moves() {
+        let text = moves_by(Role::Reconcile);
+        assert_eq!(text.lines().count(), 3);
+        for a in [
+            Action::ReconcileAccepted,
+            Action::ReconcileSafeToRetry,
+            Action::ReconcileConflict,
+        ] {
+            assert!(text.contains(&a.transition().summary()), "{text}");
+        }
+    }
 
     #[test]
     fn the_names_completions_offer_are_the_states() {

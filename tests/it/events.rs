@@ -250,7 +250,7 @@ async fn trail(env: &TestEnv) -> Trail {
                 job: Some(job.id),
                 destination: job.destination.clone(),
                 actor: e.actor.clone(),
-                action: e.action.clone(),
+                action: e.action.to_string(),
                 minute: None,
             });
         }

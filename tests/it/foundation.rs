@@ -402,7 +402,7 @@ async fn worker_happy_path_and_timeout_path() {
         .events(done[1].id)
         .await
         .into_iter()
-        .map(|e| e.action)
+        .map(|e| e.action.to_string())
         .collect();
     assert_eq!(
         actions,

@@ -644,7 +644,12 @@ async fn the_drill_on_a_given_database_leaves_the_states_and_histories_a_worker_
         .expect("payload_conflict_job")
         .parse()
         .expect("a uuid");
-    let actions: Vec<String> = env.events(id).await.into_iter().map(|e| e.action).collect();
+    let actions: Vec<String> = env
+        .events(id)
+        .await
+        .into_iter()
+        .map(|e| e.action.to_string())
+        .collect();
     assert_eq!(actions, ["reserve", "claim", "mark_sent", "complete"]);
 
     // Revision 1 was accepted after revision 2 of the same article.

@@ -280,7 +280,7 @@ impl Render for JobDetail {
             history.row(vec![
                 Cell::new(e.at.to_rfc3339_opts(SecondsFormat::Secs, true)),
                 Cell::new(&e.actor),
-                Cell::new(&e.action),
+                Cell::new(e.action.as_str()),
                 Cell::new(format!("{from} → {}", e.to_state)),
                 Cell::new(version),
                 Cell::new(e.reason.as_deref().unwrap_or_default()),

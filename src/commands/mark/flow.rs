@@ -9,7 +9,7 @@
 use serde_json::{json, Value};
 
 use super::plan::{self, Mark};
-use super::report::{consent_summary, MarkReport};
+use super::report::{consent_summary, Consent, MarkReport};
 use super::MarkArgs;
 use crate::clock::DbClock;
 use crate::commands::controls::Gate;
@@ -60,13 +60,15 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
     if ask {
         ctx.ui.before_prompt(&consent_summary(
             ctx.ui.err_width().map(usize::from),
-            &job,
-            mark,
-            remote_id.as_deref(),
-            args.reason.trim(),
-            &ctx.actor,
-            &evidence,
-            clock.now(),
+            &Consent {
+                job: &job,
+                mark,
+                remote_id: remote_id.as_deref(),
+                reason: args.reason.trim(),
+                actor: &ctx.actor,
+                evidence: &evidence,
+                now: clock.now(),
+            },
         ));
         let question = format!("Mark job {} {}?", job.id, mark.target());
         if !ctx.ui.confirm(&question)? {

@@ -101,19 +101,29 @@ pub fn evidence_line(evidence: &Value) -> String {
     }
 }
 
+/// What a mark asks a person to consent to: the job, the move, who and why, on what evidence.
+pub struct Consent<'a> {
+    pub job: &'a Job,
+    pub mark: &'a Mark,
+    pub remote_id: Option<&'a str>,
+    pub reason: &'a str,
+    pub actor: &'a str,
+    pub evidence: &'a Value,
+    pub now: DateTime<Utc>,
+}
+
 /// What a person sees before answering: the job, the move, and the evidence; fitted to
 /// `width` (stderr's), the id and the reference each whole on a line.
-#[allow(clippy::too_many_arguments)]
-pub fn consent_summary(
-    width: Option<usize>,
-    job: &Job,
-    mark: &Mark,
-    remote_id: Option<&str>,
-    reason: &str,
-    actor: &str,
-    evidence: &Value,
-    now: DateTime<Utc>,
-) -> String {
+pub fn consent_summary(width: Option<usize>, consent: &Consent<'_>) -> String {
+    let Consent {
+        job,
+        mark,
+        remote_id,
+        reason,
+        actor,
+        evidence,
+        now,
+    } = *consent;
     let ago = |t: DateTime<Utc>| format_duration((now - t).to_std().unwrap_or_default());
     let mut f = Fields::new();
     f.token("Job", Cell::id(job.id))

@@ -30,10 +30,10 @@ use row::{Judged, Row};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl reconcile                       # the plan; nothing changes\n  reconctl reconcile --destination cms-a --concurrency 8 --rps 20\n  reconctl reconcile --apply --yes --max 500\n\n\
+    after_help = format!("Moves it makes (the transition table):\n{}\n\n{}", crate::jobs::state::moves_by(crate::jobs::Role::Reconcile), "Examples:\n  reconctl reconcile                       # the plan; nothing changes\n  reconctl reconcile --destination cms-a --concurrency 8 --rps 20\n  reconctl reconcile --apply --yes --max 500\n\n\
 Before a destination's answers are trusted, its lookup is checked with a publication it must hold (its canary_ref, else its latest settled accepted job) and with a made-up reference it cannot hold; if either check fails, every job of that destination is unknown and nothing moves on its word.\n\n\
 Without --apply nothing changes. With --apply --yes each job moves as soon as it is judged; with --max, or on a terminal without --yes, every lookup comes first, then the limit is checked or the question asked, then the moves. A job changed by someone else meanwhile is reported as skipped. Re-running continues with the jobs still uncertain. If stdout is closed during --apply, the run finishes and reports on stderr.\n\n\
-Exit codes: 0 every examined job got a definite verdict (accept, safe_to_retry, wait) and nothing was left busy, 1 the run failed (the message says how many jobs it had moved), 2 refused or declined and nothing changed (--apply without --yes and without a terminal; a \"no\" to the question; more than --max jobs would move), 5 conflicts or unknowns remain (a person should look; 5 wins over 6), 6 jobs were left only because they were busy (locked by someone else past the lock timeout): run it again."
+Exit codes: 0 every examined job got a definite verdict (accept, safe_to_retry, wait) and nothing was left busy, 1 the run failed (the message says how many jobs it had moved), 2 refused or declined and nothing changed (--apply without --yes and without a terminal; a \"no\" to the question; more than --max jobs would move), 5 conflicts or unknowns remain (a person should look; 5 wins over 6), 6 jobs were left only because they were busy (locked by someone else past the lock timeout): run it again.")
 )]
 pub struct Args {
     /// Only jobs for this destination
