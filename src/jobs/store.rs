@@ -21,8 +21,7 @@ pub enum JobRef {
     ExternalRef(String),
 }
 
-/// The fewest hex digits a prefix needs (as tables shorten ids: 8 and more).
-pub const MIN_PREFIX: usize = 8;
+pub use crate::ids::{prefix_len, MIN_PREFIX};
 
 impl std::str::FromStr for JobRef {
     type Err = String;
@@ -82,22 +81,6 @@ impl std::fmt::Display for JobRef {
             JobRef::ExternalRef(r) => f.write_str(r),
         }
     }
-}
-
-/// How many characters of its text form tell `id` apart from `other` (at least
-/// [`MIN_PREFIX`], never ending in a dash: a prefix every JOB argument takes).
-pub fn prefix_len(id: &Uuid, other: &Uuid) -> usize {
-    const DASHES: [usize; 4] = [8, 13, 18, 23];
-    if id == other {
-        return MIN_PREFIX;
-    }
-    let (a, b) = (id.to_string(), other.to_string());
-    let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    let mut len = (common + 1).max(MIN_PREFIX);
-    while len < 36 && DASHES.contains(&(len - 1)) {
-        len += 1;
-    }
-    len.min(36)
 }
 
 /// The prefix length that makes each of `ids` unique in the whole table, not only among

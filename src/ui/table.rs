@@ -23,7 +23,7 @@ use dialoguer::console::{measure_text_width, truncate_str};
 use uuid::Uuid;
 
 use super::escape;
-use crate::jobs::store::{prefix_len, MIN_PREFIX};
+use crate::ids::{prefix_len, MIN_PREFIX};
 use crate::jobs::State;
 
 /// Spaces between two columns.
