@@ -15,6 +15,7 @@ mod inspect;
 mod mark;
 mod pause;
 mod plan;
+mod proofs;
 mod quiet;
 mod reconcile;
 mod reliability;
