@@ -122,13 +122,7 @@ pub async fn fetch(
     .await;
     let (status, answer) = match result {
         Ok(r) => r,
-        Err(_) => (
-            None,
-            Answer::Fault(format!(
-                "no complete answer within the timeout of {}",
-                crate::duration::format_duration(dest.timeout)
-            )),
-        ),
+        Err(_) => (None, Answer::Fault(timed_out(dest.timeout))),
     };
     Response {
         answer,
@@ -166,7 +160,7 @@ async fn exchange(
     }
     let mut resp = match req.send().await {
         Ok(r) => r,
-        Err(e) => return (None, Answer::Fault(describe(&e))),
+        Err(e) => return (None, Answer::Fault(describe(&e, dest.timeout))),
     };
     let status = resp.status();
     let code = Some(status.as_u16());
@@ -228,7 +222,7 @@ async fn exchange(
                 body.extend_from_slice(&chunk);
             }
             Ok(None) => break,
-            Err(e) => return (code, Answer::Fault(describe(&e))),
+            Err(e) => return (code, Answer::Fault(describe(&e, dest.timeout))),
         }
     }
     (code, parse_matches(&body, dest))
@@ -251,12 +245,22 @@ fn is_json(content_type: &str) -> bool {
         || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
+/// The one message of a lookup that ran out of time, whichever of the two equal deadlines
+/// (reqwest's, the whole exchange's) fired first.
+fn timed_out(timeout: std::time::Duration) -> String {
+    format!(
+        "no complete answer within the timeout of {}",
+        crate::duration::format_duration(timeout)
+    )
+}
+
 /// A reqwest error for a person: what failed, without the URL's query (reqwest appends the
 /// URL, which we report separately) and never a header.
-fn describe(e: &reqwest::Error) -> String {
-    let what = if e.is_timeout() {
-        "timed out"
-    } else if e.is_connect() {
+fn describe(e: &reqwest::Error, timeout: std::time::Duration) -> String {
+    if e.is_timeout() {
+        return timed_out(timeout);
+    }
+    let what = if e.is_connect() {
         "cannot connect"
     } else if e.is_body() || e.is_decode() {
         "the answer broke off"
