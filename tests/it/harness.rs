@@ -187,6 +187,33 @@ impl TestEnv {
         rexpect::session::spawn_command(cmd, Some(timeout_ms)).expect("spawn in a pty")
     }
 
+    /// The database goes away: it refuses new connections and every session it holds is
+    /// ended (the test's own `client` too). [`TestEnv::come_back`] lets connections in again.
+    pub async fn go_away(&self) {
+        let admin = connect_url(&admin_url()).await;
+        admin
+            .batch_execute(&format!(
+                "ALTER DATABASE {db} WITH ALLOW_CONNECTIONS false;
+                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = '{db}' AND pid <> pg_backend_pid();",
+                db = self.db_name
+            ))
+            .await
+            .unwrap();
+    }
+
+    /// The database takes connections again (after [`TestEnv::go_away`]).
+    pub async fn come_back(&self) {
+        let admin = connect_url(&admin_url()).await;
+        admin
+            .batch_execute(&format!(
+                "ALTER DATABASE {} WITH ALLOW_CONNECTIONS true",
+                self.db_name
+            ))
+            .await
+            .unwrap();
+    }
+
     /// Run the binary with these arguments (no stdin).
     pub fn run(&self, args: &[&str]) -> Run {
         Run(self

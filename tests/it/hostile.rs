@@ -276,7 +276,6 @@ async fn reconcile_while_the_database_goes_away(format: &str) -> (TestEnv, Run, 
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let admin = crate::harness::connect_url(&crate::harness::admin_url()).await;
     let moved_sql = "SELECT count(*) FROM job_events WHERE action = 'reconcile_safe_to_retry'";
     let deadline = Instant::now() + Duration::from_secs(30);
     while env.count(moved_sql).await < 100 {
@@ -284,23 +283,9 @@ async fn reconcile_while_the_database_goes_away(format: &str) -> (TestEnv, Run, 
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     // The database goes away under the run: no new connection, every one it holds ended.
-    admin
-        .batch_execute(&format!(
-            "ALTER DATABASE {db} WITH ALLOW_CONNECTIONS false;
-             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE datname = '{db}' AND pid <> pg_backend_pid();",
-            db = env.db_name
-        ))
-        .await
-        .unwrap();
+    env.go_away().await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    admin
-        .batch_execute(&format!(
-            "ALTER DATABASE {} WITH ALLOW_CONNECTIONS true",
-            env.db_name
-        ))
-        .await
-        .unwrap();
+    env.come_back().await;
     let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
         .await
         .unwrap();

@@ -90,32 +90,6 @@ async fn slow_updates(env: &TestEnv, secs: f64) {
         .unwrap();
 }
 
-/// The database goes away: no new connection, every session it holds ended. Returns once
-/// it is done; [`come_back`] lets connections in again.
-async fn go_away(env: &TestEnv) {
-    let admin = connect_url(&admin_url()).await;
-    admin
-        .batch_execute(&format!(
-            "ALTER DATABASE {db} WITH ALLOW_CONNECTIONS false;
-             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE datname = '{db}' AND pid <> pg_backend_pid();",
-            db = env.db_name
-        ))
-        .await
-        .unwrap();
-}
-
-async fn come_back(env: &TestEnv) {
-    let admin = connect_url(&admin_url()).await;
-    admin
-        .batch_execute(&format!(
-            "ALTER DATABASE {} WITH ALLOW_CONNECTIONS true",
-            env.db_name
-        ))
-        .await
-        .unwrap();
-}
-
 /// The value after `flag ` in a one-line command.
 fn arg_after<'a>(command: &'a str, flag: &str) -> &'a str {
     let words: Vec<&str> = command.split_whitespace().collect();
@@ -763,9 +737,9 @@ async fn a_staged_run_whose_database_goes_away_is_one_document_and_names_its_mov
         assert!(Instant::now() < deadline, "the first batch never committed");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    go_away(&env).await;
+    env.go_away().await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    come_back(&env).await;
+    env.come_back().await;
     let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
         .await
         .unwrap();
@@ -851,9 +825,9 @@ async fn a_sweep_that_fails_midway_names_the_command_that_shows_its_moves() {
         assert!(Instant::now() < deadline, "the sweep never got going");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    go_away(&env).await;
+    env.go_away().await;
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    come_back(&env).await;
+    env.come_back().await;
     let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
         .await
         .unwrap();

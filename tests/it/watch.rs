@@ -515,22 +515,6 @@ async fn the_counters_read_recent_index_ranges_not_the_log() {
     );
 }
 
-/// The database refuses connections and ends every session (`away`), or takes them again.
-async fn database_away(env: &TestEnv, away: bool) {
-    let admin = crate::harness::connect_url(&crate::harness::admin_url()).await;
-    let sql = if away {
-        format!(
-            "ALTER DATABASE {db} WITH ALLOW_CONNECTIONS false;
-             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE datname = '{db}' AND pid <> pg_backend_pid();",
-            db = env.db_name
-        )
-    } else {
-        format!("ALTER DATABASE {} WITH ALLOW_CONNECTIONS true", env.db_name)
-    };
-    admin.batch_execute(&sql).await.unwrap();
-}
-
 #[tokio::test]
 async fn a_watch_whose_database_goes_away_says_it_is_reconnecting_and_carries_on() {
     let mut env = TestEnv::new().await;
@@ -543,9 +527,9 @@ async fn a_watch_whose_database_goes_away_says_it_is_reconnecting_and_carries_on
     );
     let first: Value = serde_json::from_str(&w.next()).unwrap();
     assert_eq!(uncertain_count(&first), 1);
-    database_away(&env, true).await;
+    env.go_away().await;
     tokio::time::sleep(Duration::from_secs(4)).await;
-    database_away(&env, false).await;
+    env.come_back().await;
     let back = chrono::Utc::now();
     // Documents again, read after the database came back.
     assert_eq!(uncertain_count(&w.next_read_after(back)), 1);
@@ -563,11 +547,11 @@ async fn on_a_terminal_a_lost_database_shows_reconnecting_over_the_last_numbers(
     env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
     let mut p = watch_in_pty(&env, "status --watch --interval 1s");
     p.exp_regex("uncertain +cms-a +1 ").unwrap();
-    database_away(&env, true).await;
+    env.go_away().await;
     // While it is away the screen says so, and keeps the last numbers.
     p.exp_string(&bytes_as_chars("reconnecting…")).unwrap();
     p.exp_regex("uncertain +cms-a +1 ").unwrap();
-    database_away(&env, false).await;
+    env.come_back().await;
     // Back: the trouble line goes (a header, then straight to the table).
     p.exp_regex("q quits\r\n\r\nSTATE").unwrap();
     p.send("q").unwrap();
