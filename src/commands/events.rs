@@ -165,23 +165,8 @@ async fn follow(
 ) -> Result<Exit> {
     tokio::select! {
         r = follow_loop(ctx, filter, history) => r,
-        _ = interrupted() => Ok(Exit::Done),
+        _ = super::interrupted() => Ok(Exit::Done),
     }
-}
-
-async fn interrupted() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// A session for the next step. Straight from the pool (not `Context::db`, which remembers a

@@ -3,8 +3,8 @@
 //! On a terminal (stdout and stdin, `-o table`): the alternate screen, redrawn in place, with
 //! a header (the time, the database, the interval) and what changed since the watch began;
 //! `q` or Ctrl-C ends it with exit 0 and the terminal as it was (raw mode, the alternate
-//! screen and the hidden cursor are undone on every way out: a key, a signal, an error, a
-//! panic). Without one: one report per interval, `-o jsonl` one document a line (the command's
+//! screen and the hidden cursor are undone on every way out: a key, Ctrl-C or SIGTERM, an
+//! error, a panic). Without one: one report per interval, `-o jsonl` one document a line (the command's
 //! `-o json` document), a table one block per interval under a line with the time; until
 //! interrupted (exit 0).
 //!
@@ -86,25 +86,8 @@ pub async fn watch<S: Source>(ctx: &Context, source: &S, args: &WatchArgs) -> Re
     } else {
         tokio::select! {
             r = stream(ctx, source, interval) => r,
-            _ = interrupted() => Ok(Exit::Done),
+            _ = super::interrupted() => Ok(Exit::Done),
         }
-    }
-}
-
-/// Ctrl-C, SIGTERM or SIGHUP.
-async fn interrupted() {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut term), Ok(mut hup)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-    ) else {
-        let _ = tokio::signal::ctrl_c().await;
-        return;
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-        _ = hup.recv() => {}
     }
 }
 
@@ -154,7 +137,7 @@ async fn stream<S: Source>(ctx: &Context, source: &S, interval: Duration) -> Res
                     _ => format!("{}\n", serde_json::to_string(&frame).unwrap_or_default()),
                 };
                 first = false;
-                write_out(&text)?;
+                ctx.ui.out_raw(&text)?;
                 interval
             }
             Err(e) if e.is_transient() => {
@@ -171,19 +154,6 @@ async fn stream<S: Source>(ctx: &Context, source: &S, interval: Duration) -> Res
         };
         tokio::time::sleep(wait).await;
     }
-}
-
-fn write_out(text: &str) -> Result<()> {
-    let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| {
-            if e.kind() == io::ErrorKind::BrokenPipe {
-                Error::broken_pipe()
-            } else {
-                Error::runtime(format!("cannot write output: {e}"))
-            }
-        })
 }
 
 /// `2026-12-01 12:00:05 UTC`.
@@ -308,7 +278,7 @@ async fn on_screen<S: Source>(ctx: &Context, source: &S, interval: Duration) -> 
     };
     let mut lost: Option<Duration> = None;
     let size = || crossterm::terminal::size().unwrap_or((80, 24));
-    let stop = interrupted();
+    let stop = super::interrupted();
     tokio::pin!(stop);
     loop {
         if view.last.is_none() && view.trouble.is_none() {

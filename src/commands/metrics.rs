@@ -34,8 +34,9 @@ use super::Exit;
 use crate::context::Context;
 use crate::error::Result;
 use crate::jobs::pause::{self, Pauses};
+use crate::jobs::query::moves::Recent;
 use crate::jobs::query::moves::{COUNTED, WINDOWS};
-use crate::jobs::query::{self, ExpiredLeaseGroup, MoveCount, Overview};
+use crate::jobs::query::{self, Overview};
 use crate::jobs::State;
 use crate::ui::{Output, Render, Ui};
 
@@ -110,22 +111,6 @@ impl Render for Metrics {
 /// Seconds from `t` to `now`, fractional, never negative.
 fn seconds_since(now: chrono::DateTime<chrono::Utc>, t: chrono::DateTime<chrono::Utc>) -> f64 {
     (now - t).num_microseconds().unwrap_or(0).max(0) as f64 / 1e6
-}
-
-/// What happened recently: the moves per action and destination, the expired leases.
-pub struct Recent {
-    pub moves: Vec<MoveCount>,
-    pub leases: Vec<ExpiredLeaseGroup>,
-}
-
-impl Recent {
-    pub async fn read<C: tokio_postgres::GenericClient>(client: &C) -> Result<Recent> {
-        let (moves, leases) = futures::try_join!(
-            query::moves::moves(client),
-            query::moves::expired_leases(client)
-        )?;
-        Ok(Recent { moves, leases })
-    }
 }
 
 fn collect(o: &Overview, configured: &[String], pauses: &Pauses, recent: &Recent) -> Metrics {

@@ -26,6 +26,23 @@ use crate::context::Context;
 pub use crate::error::Exit;
 use crate::error::Result;
 
+/// Ctrl-C or SIGTERM: what ends a command that runs until interrupted (`events --follow`,
+/// `--watch`) with exit 0.
+pub(crate) async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
 /// The subcommands, each with its arguments beside its handler (the doc comments are the
 /// help texts).
 #[derive(Debug, Subcommand)]

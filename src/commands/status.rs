@@ -9,13 +9,13 @@ use serde::Serialize;
 
 use super::destination::{paused_table, DestinationView, PAUSED_TAIL};
 use super::live::{self, Frame, Source, WatchArgs};
-use super::metrics::Recent;
 use super::Exit;
 use crate::context::Context;
 use crate::duration::format_duration;
 use crate::error::Result;
 use crate::jobs::model::{rfc3339, rfc3339_opt};
 use crate::jobs::pause::{self, Pauses};
+use crate::jobs::query::moves::Recent;
 use crate::jobs::query::{self, ExpiredLeaseGroup, MoveCount, Overview};
 use crate::jobs::{Action, Job, State};
 use crate::ui::text::change;
@@ -96,6 +96,7 @@ fn report(
     oldest: Option<Job>,
     recent: Option<Recent>,
 ) -> StatusReport {
+    let (moves, expired_leases) = recent.map(|r| (r.moves, r.leases)).unzip();
     let states = State::BY_URGENCY
         .iter()
         .map(|&state| {
@@ -157,8 +158,8 @@ fn report(
             })
             .collect(),
         oldest_uncertain: oldest,
-        moves: recent.as_ref().map(|r| r.moves.clone()),
-        expired_leases: recent.map(|r| r.leases),
+        moves,
+        expired_leases,
         pause_rows,
         pauses_now: pauses.now,
     }
@@ -389,7 +390,13 @@ fn moves_table(ui: &Ui, moves: &[MoveCount], first: Option<&[MoveCount]>) -> Str
     let mut keys: Vec<(usize, &str, Action)> = moves
         .iter()
         .chain(first.unwrap_or_default())
-        .map(|m| (rank(m.action), m.destination.as_str(), m.action))
+        .map(|m| {
+            (
+                query::moves::rank(m.action),
+                m.destination.as_str(),
+                m.action,
+            )
+        })
         .collect();
     keys.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     keys.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1));
@@ -412,13 +419,6 @@ fn moves_table(ui: &Ui, moves: &[MoveCount], first: Option<&[MoveCount]>) -> Str
         t.row(row);
     }
     t.render(ui)
-}
-
-fn rank(a: Action) -> usize {
-    query::moves::COUNTED
-        .iter()
-        .position(|c| *c == a)
-        .unwrap_or(usize::MAX)
 }
 
 /// One look at the table, as `status` prints it: the pauses, the counts, the oldest uncertain

@@ -25,7 +25,7 @@ pub mod sql;
 
 pub use counts::*;
 pub use list::*;
-pub use moves::{ExpiredLeaseGroup, MoveCount};
+pub use moves::{ExpiredLeaseGroup, MoveCount, Recent};
 pub use order::*;
 pub use publication::*;
 pub use sql::Sql;

@@ -39,6 +39,15 @@ pub const COUNTED: [Action; 9] = [
     Action::MarkFailed,
 ];
 
+/// Where `a` stands in [`COUNTED`] (the order moves are shown in); after all of them if it
+/// is not counted.
+pub fn rank(a: Action) -> usize {
+    COUNTED
+        .iter()
+        .position(|c| *c == a)
+        .unwrap_or(COUNTED.len())
+}
+
 /// The two windows, as their labels (`metrics`' `window`, `status`'s columns) and in seconds.
 pub const WINDOWS: [(&str, i64); 2] = [("5m", 300), ("1h", 3600)];
 
@@ -113,7 +122,6 @@ pub async fn moves<C: GenericClient>(client: &C) -> Result<Vec<MoveCount>> {
             last_1h: r.try_get(3)?,
         });
     }
-    let rank = |a: Action| COUNTED.iter().position(|c| *c == a);
     out.sort_by(|a, b| (rank(a.action), &a.destination).cmp(&(rank(b.action), &b.destination)));
     Ok(out)
 }
@@ -133,6 +141,19 @@ pub async fn expired_leases<C: GenericClient>(client: &C) -> Result<Vec<ExpiredL
         .collect::<Result<Vec<_>>>()?;
     out.sort_by(|a, b| a.destination.cmp(&b.destination));
     Ok(out)
+}
+
+/// What happened recently: the moves per action and destination, the expired leases.
+pub struct Recent {
+    pub moves: Vec<MoveCount>,
+    pub leases: Vec<ExpiredLeaseGroup>,
+}
+
+impl Recent {
+    pub async fn read<C: GenericClient>(client: &C) -> Result<Recent> {
+        let (moves, leases) = futures::try_join!(moves(client), expired_leases(client))?;
+        Ok(Recent { moves, leases })
+    }
 }
 
 #[cfg(test)]
