@@ -107,6 +107,10 @@ pub struct DestinationView {
     /// reader): shown as expired in tables, not paused in JSON.
     #[serde(skip)]
     pub expired: Option<Pause>,
+    /// How it is asked, for tables: its kind and auth scheme (`wordpress, basic`), never a
+    /// secret; None when it is not configured.
+    #[serde(skip)]
+    pub lookup: Option<String>,
 }
 
 impl DestinationView {
@@ -121,6 +125,7 @@ impl DestinationView {
             since: pause.map(|p| p.since),
             until: pause.and_then(|p| p.until),
             expired: pauses.expired_of(name).cloned(),
+            lookup: None,
         }
     }
 
@@ -134,6 +139,7 @@ impl DestinationView {
             since: Some(p.since),
             until: p.until,
             expired: None,
+            lookup: None,
         }
     }
 
@@ -147,6 +153,7 @@ impl DestinationView {
             since: None,
             until: None,
             expired: None,
+            lookup: None,
         }
     }
 }
@@ -205,6 +212,7 @@ fn pause_table(ui: &Ui, now: DateTime<Utc>, rows: &[DestinationView]) -> String 
         [Column::new("DESTINATION"), Column::new("PAUSED")]
             .into_iter()
             .chain(pause_columns())
+            .chain([Column::new("LOOKUP").priority(5)])
             .collect(),
     );
     for d in rows {
@@ -217,6 +225,7 @@ fn pause_table(ui: &Ui, now: DateTime<Utc>, rows: &[DestinationView]) -> String 
             Cell::new("no")
         });
         row.extend(pause_cells(now, d));
+        row.push(Cell::new(d.lookup.as_deref().unwrap_or("not configured")));
         t.row(row);
     }
     t.render(ui)
@@ -349,9 +358,15 @@ async fn list(ctx: &Context) -> Result<Exit> {
     names.extend(open);
     names.extend(pauses.in_force.iter().map(|p| p.destination.clone()));
     names.extend(pauses.expired.iter().map(|p| p.destination.clone()));
+    let config = ctx.config().ok();
     let destinations = names
         .iter()
-        .map(|n| DestinationView::new(n, configured.contains(n), &pauses))
+        .map(|n| DestinationView {
+            lookup: config
+                .and_then(|c| c.destination(n))
+                .map(|d| format!("{}, auth {}", d.kind.as_str(), d.auth.scheme())),
+            ..DestinationView::new(n, configured.contains(n), &pauses)
+        })
         .collect();
     ctx.ui.emit(&DestinationList {
         destinations,

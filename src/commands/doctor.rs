@@ -302,17 +302,33 @@ async fn destination_checks(ctx: &Context, checks: &mut Vec<Check>) {
             Err(e) => return Check::error(label, &e),
         };
         let controls = gate.controls(&dest).await;
+        // The kind and the auth scheme (the variables' names, never a secret): what a
+        // person checks first when a destination fails.
+        let settings = dest.settings();
+        let how = format!(
+            "kind {}, auth {}",
+            settings.kind.as_str(),
+            settings.auth.describe()
+        );
+        let sees = match &controls.access {
+            Some(a) => format!(
+                "; its credentials ({}) see every status: {}",
+                a.user,
+                a.statuses.join(", ")
+            ),
+            None => String::new(),
+        };
         match controls.failure() {
             None => Check::pass(
                 label,
                 format!(
-                    "lookup works: {} found (positive control), a made-up reference not found (negative control)",
+                    "{how}: lookup works: {} found (positive control), a made-up reference not found (negative control){sees}",
                     controls.positive.external_ref.as_deref().unwrap_or("?")
                 ),
             ),
             Some(failure) => Check::fail(
                 label,
-                failure,
+                format!("{how}: {failure}"),
                 Some(format!(
                     "until this passes, every verdict for {name} is unknown and nothing moves on its word; `reconctl remote lookup --destination {name} --ref REF` shows what it answers"
                 )),

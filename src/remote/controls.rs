@@ -27,7 +27,8 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::http::Answer;
-use super::{Dest, Outcome};
+use super::wordpress::Access;
+use super::{Copy, Dest, Match, Outcome};
 use crate::clock::DbClock;
 use crate::config::NotFound;
 use crate::duration::format_duration;
@@ -93,6 +94,10 @@ pub struct Check {
 pub struct Controls {
     pub positive: Check,
     pub negative: Check,
+    /// For a kind that proves its credentials (WordPress): who they are and which statuses
+    /// they see, once the positive control passed.
+    #[serde(skip)]
+    pub access: Option<Access>,
     /// The destination checked.
     #[serde(skip)]
     pub destination: String,
@@ -175,9 +180,11 @@ pub async fn check(
         positive(dest, known, clock),
         negative(dest, &negative_ref, clock)
     );
+    let (positive, access) = positive;
     Controls {
         positive,
         negative,
+        access,
         destination: dest.name().to_string(),
         checked: Instant::now(),
     }
@@ -215,12 +222,12 @@ async fn positive(
     dest: &Dest<'_>,
     known: std::result::Result<Option<Known>, String>,
     clock: DbClock,
-) -> Check {
+) -> (Check, Option<Access>) {
     let name = dest.name();
     let known = match known {
         Ok(Some(k)) => k,
         Ok(None) => {
-            return Check {
+            return (Check {
                 external_ref: None,
                 outcome: None,
                 ok: false,
@@ -230,10 +237,10 @@ async fn positive(
                 ),
                 evidence: json!({ "source": null }),
                 fault: None,
-            }
+            }, None)
         }
         Err(why) => {
-            return Check {
+            return (Check {
                 external_ref: None,
                 outcome: None,
                 ok: false,
@@ -242,28 +249,15 @@ async fn positive(
                 ),
                 evidence: json!({ "source": null, "error": why }),
                 fault: None,
-            }
+            }, None)
         }
     };
-    let resp = dest.fetch(&known.external_ref, clock).await;
+    let (resp, access) = futures::join!(dest.fetch(&known.external_ref, clock), dest.access());
     let outcome = outcome_of(&resp.answer);
     let source = known.source.describe(&known);
     let r = &known.external_ref;
     let failure = match &resp.answer {
-        Answer::Matches(m) if m.len() == 1 => {
-            let got = &m[0];
-            match (&known.remote_id, &known.payload_hash, &got.content_hash) {
-                (Some(want), _, _) if *want != got.remote_id => Some(format!(
-                    "positive control failed: {name} answered {r} ({source}) with remote_id {}, not {want}: the lookup may ignore the reference, or the `remote_id` pointer is wrong; {}",
-                    got.remote_id,
-                    check_config(dest)
-                )),
-                (_, Some(ours), Some(theirs)) if !ours.eq_ignore_ascii_case(theirs) => Some(format!(
-                    "positive control failed: {name} answered {r} ({source}) with content hash {theirs}, not its payload hash {ours}: check the `content_hash` pointer of [destinations.{name}]"
-                )),
-                _ => None,
-            }
-        }
+        Answer::Matches(m) if m.len() == 1 => one_known(dest, &known, &source, &m[0]),
         Answer::Matches(m) if m.len() > 1 => Some(format!(
             "positive control failed: {name} returned {} matches for {r} ({source}): the lookup may ignore the reference; {}",
             m.len(),
@@ -278,11 +272,28 @@ async fn positive(
             not_found_hint(dest, resp.status)
         )),
     };
+    // The credentials are proven only when the lookup itself worked: a failure of the
+    // lookup says more than "cannot see drafts".
+    let (failure, access, access_evidence) = match (failure, access) {
+        (Some(f), _) => (Some(f), None, Value::Null),
+        (None, None) => (None, None, Value::Null),
+        (None, Some(Ok(a))) => {
+            let evidence = json!({ "user": a.user, "statuses": a.statuses });
+            (None, Some(a), evidence)
+        }
+        (None, Some(Err(why))) => (
+            Some(format!(
+                "positive control failed: {name} found {r} ({source}), but its credentials are not proven to see unpublished copies: {why}; set user_env and password_env of [destinations.{name}] to an editor's application password (a wrong one is answered as an anonymous reader, who sees published posts only)"
+            )),
+            None,
+            json!({ "error": why }),
+        ),
+    };
     let fault = match &resp.answer {
         Answer::Fault(f) => Some(format!("{f}{}", not_found_hint(dest, resp.status))),
         _ => None,
     };
-    Check {
+    let check = Check {
         external_ref: Some(known.external_ref.clone()),
         outcome: Some(outcome),
         ok: failure.is_none(),
@@ -296,8 +307,65 @@ async fn positive(
             "http_status": resp.status,
             "at": resp.asked_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             "fault": resp.fault(),
+            "access": access_evidence,
         }),
         fault,
+    };
+    (check, access)
+}
+
+/// The positive control's one match, held against what is known of the publication: every
+/// pointer the config names must read what the publication has (SPEC §4), so a typo in a
+/// pointer can never turn every comparison into "not reported".
+fn one_known(dest: &Dest<'_>, known: &Known, source: &str, got: &Match) -> Option<String> {
+    let name = dest.name();
+    let r = &known.external_ref;
+    let settings = dest.settings();
+    let pointer = |key: &str, p: &str| {
+        format!(
+            "positive control failed: {name} answered {r} ({source}) with nothing at the `{key}` pointer \"{p}\", for a publication that has one: check the `{key}` pointer of [destinations.{name}]"
+        )
+    };
+    if let Some(want) = &known.remote_id {
+        if *want != got.remote_id {
+            return Some(format!(
+                "positive control failed: {name} answered {r} ({source}) with remote_id {}, not {want}: the lookup may ignore the reference, or the `remote_id` pointer is wrong; {}",
+                crate::ui::escape(&got.remote_id),
+                check_config(dest)
+            ));
+        }
+    }
+    if let (Some(p), Some(ours)) = (settings.content_hash.as_deref(), &known.payload_hash) {
+        match &got.content_hash {
+            None => return Some(pointer("content_hash", p)),
+            Some(theirs) if !ours.eq_ignore_ascii_case(theirs) => {
+                return Some(format!(
+                    "positive control failed: {name} answered {r} ({source}) with content hash {theirs}, not its payload hash {ours}: check the `content_hash` pointer of [destinations.{name}]"
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(p) = settings.reference.as_deref() {
+        if got.reference.is_none() {
+            return Some(pointer("ref", p));
+        }
+    }
+    if let Some(p) = settings.status.as_deref() {
+        if got.status.is_none() {
+            return Some(pointer("status", p));
+        }
+    }
+    match got.copy {
+        Copy::Same => None,
+        Copy::Renamed | Copy::Removed => Some(format!(
+            "positive control failed: {name} holds {r} ({source}) only as {} (remote id {}): a known publication must be there as itself; set canary_ref in [destinations.{name}] to a live publication",
+            match got.copy {
+                Copy::Removed => "a removed copy",
+                _ => "a renamed copy",
+            },
+            crate::ui::escape(&got.remote_id)
+        )),
     }
 }
 

@@ -8,7 +8,6 @@
 //! from a destination whose controls passed.
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use reqwest::header::HeaderValue;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -16,9 +15,11 @@ use crate::clock::DbClock;
 use crate::config::{Config, Destination};
 use crate::error::{Error, Result};
 
+pub mod auth;
 pub mod controls;
 pub mod http;
 pub mod verdict;
+pub mod wordpress;
 
 pub use controls::Controls;
 
@@ -72,11 +73,57 @@ impl Verdict {
     }
 }
 
-/// One publication the destination reported.
+/// One publication the destination reported. Serialises to SPEC §4's match: `remote_id`,
+/// `content_hash`, `status` and `ref` (null when the destination reports none).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Match {
     pub remote_id: String,
+    /// The content hash it reports; missing, null and `""` are all "not reported" (None).
     pub content_hash: Option<String>,
+    /// Its status as the CMS names it (`publish`, `draft`, `trash`, …), when the config
+    /// names a `status` pointer.
+    pub status: Option<String>,
+    /// The reference it carries, when the config names a `ref` pointer.
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    /// What it is of the job's article: the article itself, a copy the CMS renamed, or a
+    /// removed one (SPEC §4).
+    #[serde(skip)]
+    pub copy: Copy,
+}
+
+/// What a match is of the reference asked for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Copy {
+    /// It carries the reference exactly (or the destination reports no reference).
+    #[default]
+    Same,
+    /// A second copy the CMS renamed instead of refusing it (`REF-2`, `REF-3`, …).
+    Renamed,
+    /// Someone removed it on purpose: its status is one of the config's `removed`, or the
+    /// CMS renamed it as removed (WordPress: `REF__trashed`).
+    Removed,
+}
+
+impl Match {
+    /// A match of the reference itself, with nothing known but its id and hash.
+    pub fn new(remote_id: impl Into<String>, content_hash: Option<String>) -> Match {
+        Match {
+            remote_id: remote_id.into(),
+            content_hash,
+            status: None,
+            reference: None,
+            copy: Copy::Same,
+        }
+    }
+
+    /// Its status for a person when it is not the published one (`draft`, `trash`), else
+    /// None.
+    pub fn unpublished_status(&self) -> Option<&str> {
+        self.status
+            .as_deref()
+            .filter(|s| !matches!(s.to_ascii_lowercase().as_str(), "publish" | "published"))
+    }
 }
 
 /// One lookup and its verdict. Serialises to SPEC §5's `remote lookup` object (plus `reason`
@@ -175,9 +222,9 @@ impl<'a> Lookups<'a> {
         self.config
     }
 
-    /// A destination ready to be asked: configured, and its token (if it has one) read from
-    /// the environment. Errors, exit 2: not configured (saying where to add it), the token
-    /// variable not set (naming the variable, never a value).
+    /// A destination ready to be asked: configured, and its credentials (if it has any) read
+    /// from the environment. Errors, exit 2: not configured (saying where to add it), a
+    /// credential variable not set (naming the variable, never a value).
     pub fn destination(&self, name: &str) -> Result<Dest<'a>> {
         let settings = self.config.destination(name).ok_or_else(|| {
             let where_ = match &self.config.path {
@@ -188,11 +235,11 @@ impl<'a> Lookups<'a> {
                 "add a [destinations.{name}] section with its lookup_url {where_}"
             ))
         })?;
-        let token = http::bearer(name, settings)?;
+        let credentials = auth::Credentials::read(name, settings)?;
         Ok(Dest {
             name: name.to_string(),
             settings,
-            token,
+            credentials,
             http: self.http,
             max_body: self.config.lookup.max_body_bytes,
         })
@@ -204,7 +251,7 @@ impl<'a> Lookups<'a> {
 pub struct Dest<'a> {
     name: String,
     settings: &'a Destination,
-    token: Option<HeaderValue>,
+    credentials: auth::Credentials,
     http: &'a reqwest::Client,
     max_body: u64,
 }
@@ -224,12 +271,42 @@ impl Dest<'_> {
         http::fetch(
             self.http,
             self.settings,
-            self.token.as_ref(),
+            &self.credentials,
             external_ref,
             self.max_body,
             clock,
         )
         .await
+    }
+
+    /// For a kind whose CMS hides unpublished copies from anonymous readers: who the
+    /// credentials are and which statuses they may see, or why they cannot see them all
+    /// (None for the generic kind). WordPress answers a public list asked with a wrong
+    /// application password as if an anonymous reader had asked, so only this proves them.
+    pub async fn access(&self) -> Option<std::result::Result<wordpress::Access, String>> {
+        let crate::config::Source::WordPress {
+            base_url,
+            collection,
+        } = &self.settings.source
+        else {
+            return None;
+        };
+        let url = wordpress::access_url(base_url);
+        let (_, body) = http::get_json(
+            self.http,
+            self.settings,
+            &self.credentials,
+            &url,
+            self.max_body,
+        )
+        .await;
+        Some(match body {
+            Ok(http::Body::Json(b)) => serde_json::from_slice::<Value>(&b)
+                .map_err(|e| format!("the answer is not valid JSON ({e})"))
+                .and_then(|v| wordpress::access(&v, collection)),
+            Ok(http::Body::NotFound) => Err("HTTP 404".into()),
+            Err(fault) => Err(fault),
+        })
     }
 
     /// Ask for `external_ref` and judge the answer against what the job expects (SPEC §3's

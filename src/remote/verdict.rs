@@ -6,8 +6,9 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::http::Answer;
-use super::{Match, Outcome, Verdict};
+use super::{Copy, Match, Outcome, Verdict};
 use crate::duration::format_duration;
+use crate::ui::escape;
 
 /// The judgement of one answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,30 +47,73 @@ pub fn judge(
         },
         Answer::NotFound => not_found(sent_at, asked_at, settle_after),
         Answer::Matches(m) if m.is_empty() => not_found(sent_at, asked_at, settle_after),
-        Answer::Matches(m) if m.len() == 1 => one_match(&m[0], payload_hash),
-        Answer::Matches(m) => {
-            let ids: Vec<&str> = m
-                .iter()
-                .take(5)
-                .map(|x| x.remote_id.as_str())
-                .collect();
-            let more = if m.len() > 5 { ", …" } else { "" };
-            Judgement {
-                outcome: Outcome::Ambiguous,
-                content_match: None,
-                verdict: Verdict::Conflict,
-                reason: format!(
-                    "the destination holds {} publications with this external_ref ({}{more}): it was published more than once; clean up at the destination, then mark the job",
-                    m.len(),
-                    ids.join(", ")
-                ),
-            }
+        Answer::Matches(m) if m.len() == 1 && m[0].copy == Copy::Same => {
+            one_match(&m[0], payload_hash)
         }
+        Answer::Matches(m) => copies(m),
+    }
+}
+
+/// Several matches, or one that is a renamed or removed copy: the destination holds the
+/// article, but not as one clean publication a job can be accepted as. A person decides.
+fn copies(m: &[Match]) -> Judgement {
+    let shown: Vec<String> = m.iter().take(5).map(describe).collect();
+    let more = if m.len() > 5 { ", …" } else { "" };
+    let list = format!("{}{more}", shown.join(", "));
+    let removed = m.iter().any(|x| x.copy == Copy::Removed);
+    let reason = if m.len() == 1 && removed {
+        format!(
+            "the destination holds it only as a removed copy ({list}): someone took it down on purpose; a person decides whether to publish it again (mark failed to give up, or restore it at the destination and mark accepted)"
+        )
+    } else if m.len() == 1 {
+        format!(
+            "the destination holds it only as a renamed copy ({list}): the CMS renamed a second copy instead of refusing it; clean up at the destination, then mark the job"
+        )
+    } else if removed {
+        format!(
+            "the destination holds {} copies with this external_ref, some removed ({list}): clean up at the destination and decide whether it should be published, then mark the job",
+            m.len()
+        )
+    } else {
+        format!(
+            "the destination holds {} publications with this external_ref ({list}): it was published more than once; clean up at the destination, then mark the job",
+            m.len()
+        )
+    };
+    Judgement {
+        outcome: if m.len() == 1 {
+            Outcome::Found
+        } else {
+            Outcome::Ambiguous
+        },
+        content_match: None,
+        verdict: Verdict::Conflict,
+        reason,
+    }
+}
+
+/// A match for a person: its id, and what is unusual about it (a renamed reference, a status
+/// other than published), escaped.
+fn describe(m: &Match) -> String {
+    let id = escape(&m.remote_id);
+    let mut notes = Vec::new();
+    if let (Some(r), Copy::Renamed | Copy::Removed) = (&m.reference, m.copy) {
+        notes.push(format!("as {}", escape(r)));
+    }
+    if let Some(s) = m.unpublished_status() {
+        notes.push(escape(s));
+    }
+    if notes.is_empty() {
+        id
+    } else {
+        format!("{id} {}", notes.join(", "))
     }
 }
 
 fn one_match(m: &Match, payload_hash: Option<&str>) -> Judgement {
-    let id = m.remote_id.as_str();
+    // A draft, scheduled, pending or private copy is still the article at the destination:
+    // it is accepted like a published one, and its status is said.
+    let id = describe(m);
     let content_match = match (payload_hash, m.content_hash.as_deref()) {
         (Some(ours), Some(theirs)) => Some(ours.trim().eq_ignore_ascii_case(theirs.trim())),
         _ => None,
@@ -152,10 +196,59 @@ mod tests {
     use super::*;
 
     fn m(id: &str, hash: Option<&str>) -> Match {
+        Match::new(id, hash.map(Into::into))
+    }
+
+    fn copy(id: &str, status: &str, reference: &str, copy: Copy) -> Match {
         Match {
-            remote_id: id.into(),
-            content_hash: hash.map(Into::into),
+            status: Some(status.into()),
+            reference: Some(reference.into()),
+            copy,
+            ..m(id, None)
         }
+    }
+
+    #[test]
+    fn every_copy_in_every_status_holds_the_article() {
+        let now = Utc::now();
+        let sent = Some(now - chrono::Duration::seconds(600));
+        let j = |ms: Vec<Match>| judge(&Answer::Matches(ms), Some("ab"), sent, now, SETTLE);
+        for status in ["draft", "pending", "private", "future"] {
+            let one = j(vec![copy("7", status, "pub_a", Copy::Same)]);
+            assert_eq!(one.verdict, Verdict::Accept, "{status}");
+            assert_eq!(one.content_match, None);
+            assert!(
+                one.reason.contains(&format!("7 {status}")),
+                "{}",
+                one.reason
+            );
+        }
+        let trashed = j(vec![copy("7", "trash", "pub_a__trashed", Copy::Removed)]);
+        assert_eq!(trashed.verdict, Verdict::Conflict);
+        assert_eq!(trashed.outcome, Outcome::Found);
+        assert!(
+            trashed.reason.contains("removed copy"),
+            "{}",
+            trashed.reason
+        );
+        let renamed = j(vec![copy("8", "publish", "pub_a-2", Copy::Renamed)]);
+        assert_eq!(renamed.verdict, Verdict::Conflict);
+        assert!(
+            renamed.reason.contains("8 as pub_a-2"),
+            "{}",
+            renamed.reason
+        );
+        let both = j(vec![
+            copy("7", "draft", "pub_a", Copy::Same),
+            copy("8", "publish", "pub_a-2", Copy::Renamed),
+        ]);
+        assert_eq!(both.verdict, Verdict::Conflict);
+        assert_eq!(both.outcome, Outcome::Ambiguous);
+        assert!(
+            both.reason.contains("7 draft, 8 as pub_a-2"),
+            "{}",
+            both.reason
+        );
     }
 
     const SETTLE: Duration = Duration::from_secs(120);

@@ -8,6 +8,7 @@ mod hostile;
 
 mod alerting;
 mod connect;
+mod destinations;
 mod events;
 mod foundation;
 mod generated;
@@ -25,3 +26,4 @@ mod suite;
 mod sweep;
 mod tables;
 mod watch;
+mod wordpress;

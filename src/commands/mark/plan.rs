@@ -327,13 +327,7 @@ mod tests {
                 1 => Outcome::Found,
                 _ => Outcome::Ambiguous,
             },
-            matches: ids
-                .iter()
-                .map(|i| Match {
-                    remote_id: (*i).into(),
-                    content_hash: None,
-                })
-                .collect(),
+            matches: ids.iter().map(|i| Match::new(*i, None)).collect(),
             content_match: None,
             verdict,
             reason: "because".into(),

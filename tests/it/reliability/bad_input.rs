@@ -266,10 +266,15 @@ fn config_parser_never_panics_and_never_echoes_a_secret() {
             match Config::parse(&text, origin) {
                 Ok(cfg) => {
                     for d in cfg.destinations.values() {
-                        prop_assert!(
-                            d.lookup_url.0.contains("{ref}"),
-                            "lookup_url without its placeholder"
-                        );
+                        match &d.source {
+                            reconctl::config::Source::Url(u) => prop_assert!(
+                                u.0.contains("{ref}"),
+                                "lookup_url without its placeholder"
+                            ),
+                            reconctl::config::Source::WordPress { base_url, .. } => {
+                                prop_assert!(base_url.starts_with("http"), "{}", base_url)
+                            }
+                        }
                         prop_assert!(!d.timeout.is_zero());
                     }
                 }
