@@ -4,13 +4,18 @@
 # saying what to install.
 #
 #   tools_ensure CMD:PACKAGE ...   e.g. tools_ensure faketime:faketime groff:groff
+#   CMD may be a path or a glob (anything with a /): then it must exist, e.g.
+#   /usr/share/wordpress/wp-load.php:wordpress
 
 tools_ensure() {
     local missing=() pair cmd pkg
     for pair in "$@"; do
         cmd="${pair%%:*}"
         pkg="${pair#*:}"
-        command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+        case "$cmd" in
+            */*) compgen -G "$cmd" >/dev/null || missing+=("$pkg") ;;
+            *) command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg") ;;
+        esac
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -535,18 +535,42 @@ async fn a_host_clock_an_hour_ahead_changes_no_evidence_and_no_message() {
 }
 
 /// Regression (9): evidence redacted only query parameters named like token/key/secret;
-/// `pwd=`, `jwt=`, `access=` and `#token=` fragments were stored verbatim. Now only the
-/// reference's parameter and paging survive.
+/// `pwd=`, `jwt=`, `access=` and `#token=` fragments were stored verbatim. Since issue 22 a
+/// lookup_url with a literal credential is refused outright (the secret belongs in `auth`),
+/// so the evidence URL can keep every parameter the config wrote; a fragment is never sent
+/// and never recorded.
 #[tokio::test]
-async fn evidence_urls_keep_only_the_reference_and_paging() {
+async fn evidence_urls_keep_what_was_asked_and_literal_credentials_are_refused() {
     let env = TestEnv::new().await;
     let cms = Cms::start().await;
     let job = env.seed(uncertain("redact")).await;
     cms.answer(&job.external_ref, none()).await;
-    let cfg = env.write_config(
+    let with_secrets = env.write_config(
         &config_for(&cms.uri(), &format!("canary_ref = \"{CANARY}\"")).replace(
             "?external_ref={ref}",
             "?external_ref={ref}&pwd=hunter2&jwt=eyJabc&access=s3cr3t&page=1#token=frag",
+        ),
+    );
+    let run = env
+        .run(&[
+            "--config",
+            &with_secrets,
+            "mark",
+            "safe-to-retry",
+            &job.external_ref,
+            "--reason",
+            "CMS lacks it",
+            "--yes",
+        ])
+        .expect(2);
+    for secret in ["hunter2", "eyJabc", "s3cr3t", "frag"] {
+        assert!(!run.stderr().contains(secret), "{secret} in {}", run.stderr());
+    }
+    assert_eq!(env.job(job.id).await.state, State::Uncertain);
+    let cfg = env.write_config(
+        &config_for(&cms.uri(), &format!("canary_ref = \"{CANARY}\"")).replace(
+            "?external_ref={ref}",
+            "?external_ref={ref}&fields=id,payload_hash&page=1#token=frag",
         ),
     );
     env.run(&[
@@ -561,17 +585,13 @@ async fn evidence_urls_keep_only_the_reference_and_paging() {
     ])
     .expect(0);
     let ev = &env.events(job.id).await[1];
-    let url = ev.evidence["lookup"]["url"].as_str().unwrap();
     assert_eq!(
-        url,
+        ev.evidence["lookup"]["url"],
         format!(
-            "{}/articles?external_ref={}&pwd=REDACTED&jwt=REDACTED&access=REDACTED&page=1",
+            "{}/articles?external_ref={}&fields=id,payload_hash&page=1",
             cms.uri(),
             job.external_ref
         )
     );
-    let text = ev.evidence.to_string();
-    for secret in ["hunter2", "eyJabc", "s3cr3t", "frag"] {
-        assert!(!text.contains(secret), "{secret} in {text}");
-    }
+    assert!(!ev.evidence.to_string().contains("frag"));
 }

@@ -65,7 +65,7 @@ async fn each_verdict_of_a_job_lookup() {
     assert_eq!(
         without_reason(out),
         json!({"destination": "cms-a", "external_ref": same.external_ref, "outcome": "found",
-               "matches": [{"remote_id": "r-1", "content_hash": same.payload_hash}],
+               "matches": [{"remote_id": "r-1", "content_hash": same.payload_hash, "status": null, "ref": null}],
                "content_match": true, "verdict": "accept"})
     );
 
@@ -79,7 +79,7 @@ async fn each_verdict_of_a_job_lookup() {
     assert_eq!(
         without_reason(out),
         json!({"destination": "cms-a", "external_ref": no_hash.external_ref, "outcome": "found",
-               "matches": [{"remote_id": "77", "content_hash": null}],
+               "matches": [{"remote_id": "77", "content_hash": null, "status": null, "ref": null}],
                "content_match": null, "verdict": "accept"})
     );
 
@@ -95,7 +95,7 @@ async fn each_verdict_of_a_job_lookup() {
     assert_eq!(
         without_reason(out),
         json!({"destination": "cms-a", "external_ref": other.external_ref, "outcome": "found",
-               "matches": [{"remote_id": "r-2", "content_hash": "ff".repeat(32)}],
+               "matches": [{"remote_id": "r-2", "content_hash": "ff".repeat(32), "status": null, "ref": null}],
                "content_match": false, "verdict": "conflict"})
     );
 
@@ -207,7 +207,7 @@ async fn lookup_by_destination_and_ref() {
     assert_eq!(
         without_reason(out),
         json!({"destination": "cms-a", "external_ref": odd, "outcome": "found",
-               "matches": [{"remote_id": "r-9", "content_hash": "AB".repeat(32)}],
+               "matches": [{"remote_id": "r-9", "content_hash": "AB".repeat(32), "status": null, "ref": null}],
                "content_match": true, "verdict": "accept"})
     );
 

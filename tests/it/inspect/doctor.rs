@@ -100,7 +100,10 @@ async fn doctor_checks_connection_migrations_indexes_and_destinations() {
     };
     let up = check("destination cms-a");
     assert!(
-        up["detail"].as_str().unwrap().starts_with("lookup works"),
+        up["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("kind http, auth none: lookup works"),
         "{up}"
     );
     let down = check("destination cms-down");

@@ -360,11 +360,14 @@ async fn a_config_with_a_secret_readable_by_others_draws_a_warning() {
             .unwrap())
     };
 
+    // A literal credential in lookup_url is refused (SPEC §4: it belongs in `auth`), and the
+    // refusal carries the warning that others can read it.
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
     let run = lookup(&path);
+    assert_eq!(run.code(), 2, "{}", run.stderr());
     let err = run.stderr();
     assert!(
-        err.contains("warning:"),
+        err.contains("readable by other users"),
         "no warning for a world-readable secret: {err}"
     );
     assert!(
