@@ -564,7 +564,11 @@ async fn evidence_urls_keep_what_was_asked_and_literal_credentials_are_refused()
         ])
         .expect(2);
     for secret in ["hunter2", "eyJabc", "s3cr3t", "frag"] {
-        assert!(!run.stderr().contains(secret), "{secret} in {}", run.stderr());
+        assert!(
+            !run.stderr().contains(secret),
+            "{secret} in {}",
+            run.stderr()
+        );
     }
     assert_eq!(env.job(job.id).await.state, State::Uncertain);
     let cfg = env.write_config(
