@@ -198,13 +198,31 @@ fn check_config(dest: &Dest<'_>) -> String {
     )
 }
 
-/// What a 404 means here, for messages.
-fn not_found_hint(dest: &Dest<'_>, status: Option<u16>) -> &'static str {
-    match (status, dest.settings().not_found) {
-        (Some(404), NotFound::Empty) => {
-            "; if it answers 404 when it holds nothing, set not_found = \"empty_or_404\", otherwise lookup_url's path is wrong"
+/// What an unexpected status means for this destination, for messages: a 404 where a 404 is
+/// not "no match"; a refusal of a kind's credentials.
+fn fault_hint(dest: &Dest<'_>, status: Option<u16>) -> String {
+    let settings = dest.settings();
+    match (status, settings.not_found, settings.kind) {
+        (Some(404), NotFound::Empty, crate::config::Kind::Http) => {
+            "; if it answers 404 when it holds nothing, set not_found = \"empty_or_404\", otherwise lookup_url's path is wrong".into()
         }
-        _ => "",
+        (Some(400 | 401 | 403), _, crate::config::Kind::WordPress) => match &settings.auth {
+            crate::config::Auth::Basic {
+                user_env,
+                password_env,
+            } => format!(
+                "; WordPress refuses to show unpublished posts to these credentials: check the application password in ${password_env} and that ${user_env} names an editor or administrator"
+            ),
+            other => format!(
+                "; WordPress refuses to show unpublished posts to these credentials ({}): check them",
+                other.describe()
+            ),
+        },
+        (Some(401 | 403), _, _) => format!(
+            "; the destination refuses the credentials ({}): check them",
+            settings.auth.describe()
+        ),
+        _ => String::new(),
     }
 }
 
@@ -269,7 +287,7 @@ async fn positive(
         )),
         Answer::Fault(f) => Some(format!(
             "positive control failed: {name} gave no usable answer for {r} ({source}): {f}{}",
-            not_found_hint(dest, resp.status)
+            fault_hint(dest, resp.status)
         )),
     };
     // The credentials are proven only when the lookup itself worked: a failure of the
@@ -290,7 +308,7 @@ async fn positive(
         ),
     };
     let fault = match &resp.answer {
-        Answer::Fault(f) => Some(format!("{f}{}", not_found_hint(dest, resp.status))),
+        Answer::Fault(f) => Some(format!("{f}{}", fault_hint(dest, resp.status))),
         _ => None,
     };
     let check = Check {
@@ -384,11 +402,11 @@ async fn negative(dest: &Dest<'_>, r: &str, clock: DbClock) -> Check {
         )),
         Answer::Fault(f) => Some(format!(
             "negative control failed: {name} gave no usable answer for {r}, a reference it cannot hold: {f}{}",
-            not_found_hint(dest, resp.status)
+            fault_hint(dest, resp.status)
         )),
     };
     let fault = match &resp.answer {
-        Answer::Fault(f) => Some(format!("{f}{}", not_found_hint(dest, resp.status))),
+        Answer::Fault(f) => Some(format!("{f}{}", fault_hint(dest, resp.status))),
         _ => None,
     };
     Check {

@@ -101,12 +101,12 @@ fn describe(m: &Match) -> String {
         notes.push(format!("as {}", escape(r)));
     }
     if let Some(s) = m.unpublished_status() {
-        notes.push(escape(s));
+        notes.push(format!("status {}", escape(s)));
     }
     if notes.is_empty() {
         id
     } else {
-        format!("{id} {}", notes.join(", "))
+        format!("{id} ({})", notes.join(", "))
     }
 }
 
