@@ -444,21 +444,6 @@ impl From<tokio_postgres::Error> for Error {
     }
 }
 
-impl From<deadpool_postgres::PoolError> for Error {
-    fn from(err: deadpool_postgres::PoolError) -> Self {
-        use deadpool_postgres::PoolError;
-        match err {
-            PoolError::Backend(e) => db_error(&e),
-            // Waiting for a connection is not a lock or statement timeout: not "busy".
-            PoolError::Timeout(_) => Error::new(
-                Code::PoolTimeout,
-                "timed out waiting for a database connection",
-            ),
-            other => Error::runtime(format!("database connection pool: {other}")),
-        }
-    }
-}
-
 impl From<std::io::Error> for Error {
     fn from(err: std::io::Error) -> Self {
         Error::runtime(format!("I/O error: {err}"))

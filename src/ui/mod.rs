@@ -137,9 +137,8 @@ impl Ui {
             ColorChoice::Never => false,
             ColorChoice::Auto => stdout_tty && !no_color,
         };
-        let columns = columns_var();
-        let width = columns.or_else(|| terminal_width(libc::STDOUT_FILENO));
-        let err_width = columns.or_else(|| terminal_width(libc::STDERR_FILENO));
+        let width = width_of(&io::stdout());
+        let err_width = width_of(&io::stderr());
         Ui {
             format,
             quiet,
@@ -397,11 +396,21 @@ fn columns_var() -> Option<u16> {
         .filter(|w| *w >= 20)
 }
 
-/// The width of the terminal on `fd`, when it is one.
-fn terminal_width(fd: libc::c_int) -> Option<u16> {
-    // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we own; on a descriptor that
-    // is not a terminal it fails and leaves it alone.
-    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) } == 0;
-    (ok && ws.ws_col >= 20).then_some(ws.ws_col)
+/// The width what goes to `stream` is laid out for: `COLUMNS` when it holds one, else the
+/// terminal's when `stream` is a terminal; `None` in a pipe or a file.
+fn width_of(stream: &impl IsTerminal) -> Option<u16> {
+    columns_var().or_else(|| {
+        stream
+            .is_terminal()
+            .then(terminal_size)
+            .flatten()
+            .map(|(width, _)| width)
+            .filter(|w| *w >= 20)
+    })
+}
+
+/// The terminal's columns and rows (`None` without one): the one place reconctl asks, for
+/// the tables' width and the live views' screen.
+pub fn terminal_size() -> Option<(u16, u16)> {
+    crossterm::terminal::size().ok()
 }
