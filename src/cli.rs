@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
 
 use crate::commands;
-use crate::context::Settings;
+use crate::context::{env_var, Settings};
 use crate::duration::HumanDuration;
 use crate::error::{Error, Result};
 use crate::ui::{ColorChoice, Format, Ui};
@@ -89,11 +89,6 @@ pub struct GlobalArgs {
     /// standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]
     #[arg(long, global = true)]
     pub read_only: bool,
-}
-
-/// A variable of the environment; set to the empty string counts as unset (SPEC §3).
-pub fn env_var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
 impl GlobalArgs {

@@ -202,23 +202,21 @@ impl Context {
 /// `$USER@host`, the default actor recorded in events; without USER and LOGNAME (systemd,
 /// containers) the OS user from the password database, as psql would find it.
 pub fn default_actor() -> String {
-    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    let user = env("USER")
-        .or_else(|| env("LOGNAME"))
+    let user = env_var("USER")
+        .or_else(|| env_var("LOGNAME"))
         .or_else(crate::db::conninfo::os_user)
         .unwrap_or_else(|| "unknown".into());
     format!("{user}@{}", hostname())
 }
 
+/// A variable of the environment; set to the empty string counts as unset (SPEC §3).
+pub fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// `HOSTNAME` when set, else the system's host name.
 pub fn hostname() -> String {
-    std::env::var("HOSTNAME")
-        .ok()
-        .filter(|h| !h.is_empty())
-        .or_else(|| {
-            std::fs::read_to_string("/proc/sys/kernel/hostname")
-                .ok()
-                .map(|s| s.trim().to_string())
-        })
-        .filter(|h| !h.is_empty())
+    env_var("HOSTNAME")
+        .or_else(|| whoami::hostname().ok().filter(|h| !h.is_empty()))
         .unwrap_or_else(|| "localhost".into())
 }

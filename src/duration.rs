@@ -126,7 +126,10 @@ impl fmt::Display for HumanDuration {
     }
 }
 
-/// `3d 4h`, `12m 5s`, `40s`, `250ms`: the two largest units, for tables and messages.
+/// `3d 4h`, `12m 5s`, `3h`, `40s`, `250ms`: the largest unit and the next one (whole units,
+/// the rest dropped), for tables and messages. Never a far smaller unit beside a large one
+/// (`3h`, not `3h 2s`): an age should not change its wording every second. Under a second,
+/// milliseconds (a `500ms` timeout).
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 1_000 {
@@ -134,21 +137,30 @@ pub fn format_duration(d: Duration) -> String {
     }
     let secs = d.as_secs();
     let units = [(86_400, "d"), (3_600, "h"), (60, "m"), (1, "s")];
-    let mut parts = Vec::new();
-    let mut rest = secs;
-    for (size, name) in units {
-        if rest >= size {
-            parts.push(format!("{}{}", rest / size, name));
-            rest %= size;
-        }
-        if parts.len() == 2 {
-            break;
-        }
-        if !parts.is_empty() && rest == 0 {
-            break;
+    // At least a second, so some unit fits.
+    let i = units
+        .iter()
+        .position(|(size, _)| secs >= *size)
+        .unwrap_or(units.len() - 1);
+    let (size, name) = units[i];
+    let mut text = format!("{}{name}", secs / size);
+    if let Some((next, next_name)) = units.get(i + 1) {
+        let rest = (secs % size) / next;
+        if rest > 0 {
+            text.push_str(&format!(" {rest}{next_name}"));
         }
     }
-    parts.join(" ")
+    text
+}
+
+/// A length for people to the nearest second (`2h 15m`, `47m 59s`, `0s` under half a
+/// second): the age of a pause, the span to its end.
+pub fn humane(d: Duration) -> String {
+    let secs = (d.as_millis() + 500) / 1000;
+    if secs == 0 {
+        return "0s".into();
+    }
+    format_duration(Duration::from_secs(secs as u64))
 }
 
 /// Seconds (possibly negative) between two instants, humanely: `5m` or `-40s`.
@@ -209,7 +221,7 @@ mod tests {
     }
 
     #[test]
-    fn formats_two_largest_units() {
+    fn formats_the_largest_unit_and_the_next() {
         assert_eq!(format_duration(Duration::from_secs(40)), "40s");
         assert_eq!(format_duration(Duration::from_secs(725)), "12m 5s");
         assert_eq!(
@@ -218,5 +230,22 @@ mod tests {
         );
         assert_eq!(format_duration(Duration::from_secs(7200)), "2h");
         assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
+        // The two formatters that disagreed here (issue 25): the next unit, not the
+        // next one that is not zero.
+        assert_eq!(format_duration(Duration::from_secs(10_802)), "3h");
+        assert_eq!(format_duration(Duration::from_secs(86_400 + 59)), "1d");
+        assert_eq!(format_duration(Duration::from_millis(1_999)), "1s");
+    }
+
+    #[test]
+    fn humane_lengths_keep_two_adjacent_units_to_the_nearest_second() {
+        let h = |secs: f64| humane(Duration::from_secs_f64(secs));
+        assert_eq!(h(3.0 * 3600.0 + 2.0), "3h");
+        assert_eq!(h(2.0 * 3600.0 + 15.0 * 60.0 + 10.0), "2h 15m");
+        assert_eq!(h(3599.7), "1h");
+        assert_eq!(h(47.0 * 60.0 + 59.0), "47m 59s");
+        assert_eq!(h(86_400.0 + 3600.0 + 61.0), "1d 1h");
+        assert_eq!(h(0.2), "0s");
+        assert_eq!(h(0.7), "1s");
     }
 }

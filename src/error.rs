@@ -8,7 +8,8 @@
 
 use std::fmt;
 
-use crate::jobs::Job;
+use std::any::Any;
+use std::sync::Arc;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -257,13 +258,21 @@ pub struct Error {
     message: String,
     /// What to do, most useful first; each printed on a `hint:` line of its own.
     hints: Vec<String>,
-    /// For conflicts: the job as it is now.
-    current: Option<Box<Job>>,
+    /// For conflicts: the record as it is now (the job, when a guarded move lost the race).
+    current: Option<Arc<Current>>,
     /// Extra structured detail for `-o json` (e.g. the lookup that refused a mark).
     detail: Option<serde_json::Value>,
     /// Already part of the document on stdout (a streamed run closed its document with it):
     /// stderr still says it, stdout must not get a second document.
     in_output: bool,
+}
+
+/// A conflict's record as it is now. Opaque here, so that `error` sits below the modules
+/// whose records it carries (`jobs` returns these errors; it must not also be their type).
+#[derive(Debug)]
+struct Current {
+    json: serde_json::Value,
+    record: Box<dyn Any + Send + Sync>,
 }
 
 impl Error {
@@ -326,8 +335,13 @@ impl Error {
         self
     }
 
-    pub fn with_current(mut self, job: Job) -> Self {
-        self.current = Some(Box::new(job));
+    /// Attach the record as it is now (a conflict's job): shown as `current` with `-o json`
+    /// and read back typed with [`Error::current`].
+    pub fn with_current<T: serde::Serialize + Any + Send + Sync>(mut self, record: T) -> Self {
+        self.current = Some(Arc::new(Current {
+            json: serde_json::to_value(&record).unwrap_or(serde_json::Value::Null),
+            record: Box::new(record),
+        }));
         self
     }
 
@@ -383,8 +397,9 @@ impl Error {
         &self.hints
     }
 
-    pub fn current(&self) -> Option<&Job> {
-        self.current.as_deref()
+    /// The record attached by [`Error::with_current`], when it is a `T` (a `jobs::Job`).
+    pub fn current<T: Any>(&self) -> Option<&T> {
+        self.current.as_ref()?.record.downcast_ref()
     }
 
     pub fn detail(&self) -> Option<&serde_json::Value> {
@@ -411,11 +426,8 @@ impl Error {
         );
         obj.insert("hints".into(), self.hints.clone().into());
         obj.insert("exit_code".into(), self.exit_code().into());
-        if let Some(job) = &self.current {
-            obj.insert(
-                "current".into(),
-                serde_json::to_value(job).unwrap_or(serde_json::Value::Null),
-            );
+        if let Some(current) = &self.current {
+            obj.insert("current".into(), current.json.clone());
         }
         if let Some(detail) = &self.detail {
             obj.insert("detail".into(), detail.clone());
@@ -429,21 +441,6 @@ impl From<tokio_postgres::Error> for Error {
         let mut e = db_error(&err);
         e.sql_state = err.code().map(|c| c.code().to_string());
         e
-    }
-}
-
-impl From<deadpool_postgres::PoolError> for Error {
-    fn from(err: deadpool_postgres::PoolError) -> Self {
-        use deadpool_postgres::PoolError;
-        match err {
-            PoolError::Backend(e) => db_error(&e),
-            // Waiting for a connection is not a lock or statement timeout: not "busy".
-            PoolError::Timeout(_) => Error::new(
-                Code::PoolTimeout,
-                "timed out waiting for a database connection",
-            ),
-            other => Error::runtime(format!("database connection pool: {other}")),
-        }
     }
 }
 

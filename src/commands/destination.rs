@@ -158,25 +158,8 @@ impl DestinationView {
     }
 }
 
-/// A length for people: its largest unit and the next one (`3h`, `2h 15m`, `47m 59s`), to
-/// the nearest second. Never a far smaller unit beside a large one (`3h 2s`): a pause's age
-/// should not change its wording every second.
-pub(crate) fn humane(d: Duration) -> String {
-    let secs = (d.as_millis() + 500) / 1000;
-    let units = [(86_400u128, "d"), (3_600, "h"), (60, "m"), (1, "s")];
-    let Some(i) = units.iter().position(|(size, _)| secs >= *size) else {
-        return "0s".into();
-    };
-    let (size, name) = units[i];
-    let mut text = format!("{}{name}", secs / size);
-    if let Some((next, next_name)) = units.get(i + 1) {
-        let rest = (secs % size) / next;
-        if rest > 0 {
-            text.push_str(&format!(" {rest}{next_name}"));
-        }
-    }
-    text
-}
+/// Ages and spans to the nearest second (`status`, `check` and `doctor` say pauses the same way).
+pub(crate) use crate::duration::humane;
 
 /// The span from `from` to `to` (None under half a second).
 fn span(from: DateTime<Utc>, to: DateTime<Utc>) -> Option<String> {
@@ -858,17 +841,6 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn humane_lengths_keep_two_adjacent_units_to_the_nearest_second() {
-        let h = |secs: f64| humane(Duration::from_secs_f64(secs));
-        assert_eq!(h(3.0 * 3600.0 + 2.0), "3h");
-        assert_eq!(h(2.0 * 3600.0 + 15.0 * 60.0 + 10.0), "2h 15m");
-        assert_eq!(h(3599.7), "1h");
-        assert_eq!(h(47.0 * 60.0 + 59.0), "47m 59s");
-        assert_eq!(h(86_400.0 + 3600.0 + 61.0), "1d 1h");
-        assert_eq!(h(0.2), "0s");
-    }
 
     #[test]
     fn ends_read_as_people_say_them() {

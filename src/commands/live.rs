@@ -277,7 +277,7 @@ async fn on_screen<S: Source>(ctx: &Context, source: &S, interval: Duration) -> 
         trouble: None,
     };
     let mut lost: Option<Duration> = None;
-    let size = || crossterm::terminal::size().unwrap_or((80, 24));
+    let size = || crate::ui::terminal_size().unwrap_or((80, 24));
     let stop = super::interrupted();
     tokio::pin!(stop);
     loop {

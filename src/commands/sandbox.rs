@@ -138,12 +138,19 @@ async fn run_drill(ctx: &Context, sandbox: &Sandbox) -> Result<Exit> {
         ctx.ui
             .out(&paragraphs(&text, ctx.ui.width().map(usize::from)))?;
     }
-    let outcome = drill::drill(ctx, sandbox, &sandbox.seeded, |step, n, of| {
-        if live {
-            ctx.ui.out(&step.text(n, of))?;
-        }
-        Ok(())
-    })
+    let outcome = drill::drill(
+        &ctx.ui,
+        &ctx.actor,
+        &ctx.limits,
+        sandbox,
+        &sandbox.seeded,
+        |step, n, of| {
+            if live {
+                ctx.ui.out(&step.text(n, of))?;
+            }
+            Ok(())
+        },
+    )
     .await?;
     let report = DrillReport {
         outcome,

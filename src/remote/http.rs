@@ -494,13 +494,13 @@ fn sane(s: &str, hex: bool) -> std::result::Result<(), String> {
         return Err(format!(
             "contains the control character U+{:04X} ({})",
             c as u32,
-            crate::ui::escape(&s.chars().take(80).collect::<String>())
+            crate::escape::escape(&s.chars().take(80).collect::<String>())
         ));
     }
     if hex && !s.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(format!(
             "is not hexadecimal ({})",
-            crate::ui::escape(&s.chars().take(80).collect::<String>())
+            crate::escape::escape(&s.chars().take(80).collect::<String>())
         ));
     }
     Ok(())

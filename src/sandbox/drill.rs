@@ -12,11 +12,12 @@ use serde::Serialize;
 
 use super::{Sandbox, Seeded, DESTINATION};
 use crate::config::Config;
-use crate::context::Context;
+use crate::db::SessionLimits;
 use crate::error::{Error, Result};
 use crate::jobs::query::{self, Listing};
 use crate::jobs::{worker, State};
 use crate::remote::{Expect, Lookups, Verdict};
+use crate::ui::Ui;
 
 /// One command of the walk-through.
 #[derive(Debug, Clone, Serialize)]
@@ -85,7 +86,8 @@ pub struct Runner {
 }
 
 impl Runner {
-    pub fn new(ctx: &Context, sandbox: &Sandbox) -> Result<Runner> {
+    /// `actor` is recorded by the steps' commands; their tables fit `ui`'s width.
+    pub fn new(ui: &Ui, actor: &str, sandbox: &Sandbox) -> Result<Runner> {
         // /proc/self/exe runs this very binary even when a rebuild has replaced the file
         // (current_exe() would then name a deleted path).
         let proc_exe = std::path::PathBuf::from("/proc/self/exe");
@@ -95,11 +97,7 @@ impl Runner {
             std::env::current_exe()
                 .map_err(|e| Error::runtime(format!("cannot find this executable: {e}")))?
         };
-        let columns = std::env::var("COLUMNS")
-            .ok()
-            .filter(|c| c.parse::<u16>().is_ok())
-            .or_else(|| comfy_table::Table::new().width().map(|w| w.to_string()))
-            .unwrap_or_else(|| "120".into());
+        let columns = ui.width().unwrap_or(120).to_string();
         Ok(Runner {
             exe,
             env: vec![
@@ -108,10 +106,10 @@ impl Runner {
                     "RECONCTL_CONFIG".into(),
                     sandbox.config_path.display().to_string(),
                 ),
-                ("RECONCTL_ACTOR".into(), ctx.actor.clone()),
+                ("RECONCTL_ACTOR".into(), actor.to_string()),
                 ("COLUMNS".into(), columns),
             ],
-            color: ctx.ui.color(),
+            color: ui.color(),
         })
     }
 
@@ -174,8 +172,12 @@ fn shell_words(args: &[&str]) -> String {
 /// transaction that is rolled back whatever it returns): it must get none, while the
 /// destination has jobs waiting. A job handed out here is a broken pause, not a drill step
 /// that went differently.
-async fn claim_while_paused(sandbox: &Sandbox, ctx: &Context, destination: &str) -> Result<String> {
-    let mut client = sandbox.connect(&ctx.limits).await?;
+async fn claim_while_paused(
+    sandbox: &Sandbox,
+    limits: &SessionLimits,
+    destination: &str,
+) -> Result<String> {
+    let mut client = sandbox.connect(limits).await?;
     let load = query::destination_load(&client, destination).await?;
     let waiting: i64 = load
         .open
@@ -205,8 +207,11 @@ async fn claim_while_paused(sandbox: &Sandbox, ctx: &Context, destination: &str)
 
 /// Count uncertain jobs, and how many of them a lookup now would settle (asked in-process,
 /// with the sandbox's own config).
-pub async fn uncertain_and_settleable(ctx: &Context, sandbox: &Sandbox) -> Result<(usize, usize)> {
-    let client = sandbox.connect(&ctx.limits).await?;
+pub async fn uncertain_and_settleable(
+    limits: &SessionLimits,
+    sandbox: &Sandbox,
+) -> Result<(usize, usize)> {
+    let client = sandbox.connect(limits).await?;
     let page = query::page(&client, &Listing::uncertain(None), 10_000, None).await?;
     let clock = query::db_clock(&client).await?;
     let config = Config::load(Some(&sandbox.config_path))?;
@@ -232,15 +237,18 @@ pub async fn uncertain_and_settleable(ctx: &Context, sandbox: &Sandbox) -> Resul
     Ok((page.jobs.len(), settleable))
 }
 
-/// The walk-through. `show` receives each step as it finishes (to print it live).
+/// The walk-through, its commands run as `actor` within `limits`, its waits said on `ui`.
+/// `show` receives each step as it finishes (to print it live).
 pub async fn drill(
-    ctx: &Context,
+    ui: &Ui,
+    actor: &str,
+    limits: &SessionLimits,
     sandbox: &Sandbox,
     seeded: &Seeded,
     mut show: impl FnMut(&Step, usize, usize) -> Result<()>,
 ) -> Result<Outcome> {
-    let runner = Runner::new(ctx, sandbox)?;
-    let (uncertain_before, _) = uncertain_and_settleable(ctx, sandbox).await?;
+    let runner = Runner::new(ui, actor, sandbox)?;
+    let (uncertain_before, _) = uncertain_and_settleable(limits, sandbox).await?;
     let lookup_job = seeded.lookup_example.to_string();
     // The same destination with a typo in lookup_url's path: every lookup answers 404,
     // which a careless tool would read as "not found" and retry (a duplicate publication).
@@ -350,7 +358,7 @@ pub async fn drill(
             let ready = seeded.last_sent + seeded.settle_after + Duration::from_millis(300);
             let now = Instant::now();
             if ready > now {
-                ctx.ui.status(&format!(
+                ui.status(&format!(
                     "(waiting {:.1}s: a \"not found\" is trusted only {}s (the destination's settle_after) after the send)",
                     (ready - now).as_secs_f64(),
                     seeded.settle_after.as_secs()
@@ -360,12 +368,12 @@ pub async fn drill(
         }
         let mut step = runner.run(title, &args, &expected).await?;
         if title.starts_with("While it is paused") {
-            step.verified = Some(claim_while_paused(sandbox, ctx, DESTINATION).await?);
+            step.verified = Some(claim_while_paused(sandbox, limits, DESTINATION).await?);
         }
         show(&step, i + 1, total)?;
         steps.push(step);
     }
-    let (uncertain_after, settleable_after) = uncertain_and_settleable(ctx, sandbox).await?;
+    let (uncertain_after, settleable_after) = uncertain_and_settleable(limits, sandbox).await?;
     let ok = steps.iter().all(Step::ok) && settleable_after == 0;
     Ok(Outcome {
         steps,

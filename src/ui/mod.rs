@@ -18,6 +18,8 @@ pub mod text;
 pub use stream::Stream;
 pub use table::{Cell, Column, Note, Table, Tone};
 pub use text::{paragraphs, thousands, Fields};
+// Below `ui` so that the library's lower layers (a destination's answer in an error) use it too.
+pub use crate::escape::escape;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
 pub enum Format {
@@ -135,9 +137,8 @@ impl Ui {
             ColorChoice::Never => false,
             ColorChoice::Auto => stdout_tty && !no_color,
         };
-        let columns = columns_var();
-        let width = columns.or_else(|| terminal_width(libc::STDOUT_FILENO));
-        let err_width = columns.or_else(|| terminal_width(libc::STDERR_FILENO));
+        let width = width_of(&io::stdout());
+        let err_width = width_of(&io::stderr());
         Ui {
             format,
             quiet,
@@ -387,40 +388,6 @@ impl Ui {
     }
 }
 
-/// A string from outside (a destination's answer, a job column a worker wrote, a reason, an
-/// actor) as a terminal may show it: one line, control characters and the bidirectional
-/// overrides that can disguise a line written out visibly (`\n`, `\x1b`, `\u{202e}`), so
-/// no value can retitle the terminal, clear the screen or forge a line of output. JSON output
-/// stays exact; only tables and messages go through here.
-pub fn escape(s: &str) -> String {
-    if !s.chars().any(needs_escape) {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x100 && needs_escape(c) => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if needs_escape(c) => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn needs_escape(c: char) -> bool {
-    c.is_control()
-        // Bidirectional marks and overrides, which can make a line read as another.
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}')
-        // Zero-width characters (invisible differences between two ids that look alike)
-        // and the Unicode line and paragraph separators.
-        || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{2028}' | '\u{2029}')
-}
-
 /// `COLUMNS`, when it holds a width (an empty or wrong one counts as unset).
 fn columns_var() -> Option<u16> {
     std::env::var("COLUMNS")
@@ -429,29 +396,21 @@ fn columns_var() -> Option<u16> {
         .filter(|w| *w >= 20)
 }
 
-/// The width of the terminal on `fd`, when it is one.
-fn terminal_width(fd: libc::c_int) -> Option<u16> {
-    // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we own; on a descriptor that
-    // is not a terminal it fails and leaves it alone.
-    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) } == 0;
-    (ok && ws.ws_col >= 20).then_some(ws.ws_col)
+/// The width what goes to `stream` is laid out for: `COLUMNS` when it holds one, else the
+/// terminal's when `stream` is a terminal; `None` in a pipe or a file.
+fn width_of(stream: &impl IsTerminal) -> Option<u16> {
+    columns_var().or_else(|| {
+        stream
+            .is_terminal()
+            .then(terminal_size)
+            .flatten()
+            .map(|(width, _)| width)
+            .filter(|w| *w >= 20)
+    })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::escape;
-
-    #[test]
-    fn escape_shows_control_characters_visibly() {
-        assert_eq!(escape("art-17"), "art-17");
-        assert_eq!(escape("a\nb"), "a\\nb");
-        assert_eq!(escape("\u{1b}]0;pwned\u{7}"), "\\x1b]0;pwned\\x07");
-        assert_eq!(escape("\u{1b}[2J"), "\\x1b[2J");
-        assert_eq!(escape("x\u{0}y"), "x\\x00y");
-        assert_eq!(escape("\u{202e}evil"), "\\u{202e}evil");
-        assert_eq!(escape("\u{9b}"), "\\x9b");
-        assert_eq!(escape("café → ok"), "café → ok");
-        assert_eq!(escape("a\u{200b}b\u{2028}c"), "a\\u{200b}b\\u{2028}c");
-    }
+/// The terminal's columns and rows (`None` without one): the one place reconctl asks, for
+/// the tables' width and the live views' screen.
+pub fn terminal_size() -> Option<(u16, u16)> {
+    crossterm::terminal::size().ok()
 }

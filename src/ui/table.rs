@@ -689,7 +689,8 @@ impl SeenIds {
 
 /// A table printed a row at a time (a run that holds none of its rows): its plan is made
 /// from the columns' declared widths, the last free-text column taking what is left; ids in
-/// full when the width allows, else as long a prefix as the ids so far need (8 to start).
+/// full when the width allows, else as long a prefix as the ids so far need (8 to start) and
+/// the database does ([`StreamTable::prefix_at_least`]).
 pub struct StreamTable {
     columns: Vec<Column>,
     natural: Vec<usize>,
@@ -720,6 +721,20 @@ impl StreamTable {
 
     pub fn header(&self) -> String {
         header_line(&self.columns, &self.plan, self.color)
+    }
+
+    /// The width leaves no room for whole ids: they are shortened to a prefix.
+    pub fn shortens_ids(&self) -> bool {
+        self.plan.id_len < ID_LEN
+    }
+
+    /// The ids of the rows from now on keep at least `len` characters: the length that
+    /// makes them unique in the database (`jobs::store::unique_prefix_len`), not only among
+    /// the rows printed, so each one typed back as a JOB names its job.
+    pub fn prefix_at_least(&mut self, len: usize) {
+        if self.shortens_ids() && len > self.plan.id_len {
+            self.plan = stream_plan(&self.columns, &self.natural, len, self.width);
+        }
     }
 
     /// One row, `id` being the job id in it; single-line cells only (wrapped ones are cut).

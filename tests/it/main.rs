@@ -13,6 +13,7 @@ mod events;
 mod foundation;
 mod generated;
 mod inspect;
+mod layers;
 mod mark;
 mod pause;
 mod plan;

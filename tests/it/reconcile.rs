@@ -919,3 +919,87 @@ async fn a_missing_token_variable_is_named_never_guessed() {
     assert!(w.cms.asked().await.is_empty());
     w.assert_nothing_changed().await;
 }
+
+/// Issue 25: the streamed table shortened ids to a prefix unique among the rows printed so
+/// far, so a job outside the run sharing the first digits made the id an operator copies
+/// ambiguous (`jobs show 6f6b7d2c` → exit 2). Planted collisions, in the run and out of it:
+/// every id printed, typed back, names its job.
+#[tokio::test]
+async fn item_25_reconcile_table_ids_are_database_unique_prefixes() {
+    let env = TestEnv::new().await;
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
+    let planted = [
+        // In the run; a pending job (not in it) shares its first 12 characters.
+        ("6f6b7d2c-aaaa-4000-8000-000000000001", "uncertain"),
+        ("6f6b7d2c-aaab-4000-8000-000000000001", "pending"),
+        // Two in the run sharing 20 characters.
+        ("1234abcd-ef01-4000-8000-000000000001", "uncertain"),
+        ("1234abcd-ef01-4000-8fff-000000000001", "uncertain"),
+        // Alone, and a pending pair that is never printed.
+        ("0badc0de-0000-4000-8000-000000000001", "uncertain"),
+        ("9e9e9e9e-1111-4000-8000-000000000001", "pending"),
+        ("9e9e9e9e-1111-4000-8000-000000000002", "pending"),
+    ];
+    for (i, (id, state)) in planted.iter().enumerate() {
+        let article = format!("planted-{i}");
+        env.client
+            .execute(
+                "WITH j AS (
+                   INSERT INTO publication_jobs (id, tenant_id, article_id, revision_id, destination,
+                       external_ref, payload_hash, state, sent_at)
+                   VALUES ($1::text::uuid, 't1', $2, '1', 'cms-a',
+                       'pub_' || encode(sha256(convert_to($2, 'UTF8')), 'hex'),
+                       encode(sha256(convert_to($2, 'UTF8')), 'hex'), $3::text,
+                       CASE WHEN $3 = 'uncertain' THEN now() - interval '10 minutes' END)
+                   RETURNING id, state, version)
+                 INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version)
+                 SELECT id, 'seed', 'seed', NULL, state, NULL, version FROM j",
+                &[id, &article, state],
+            )
+            .await
+            .unwrap();
+    }
+    // 80 columns: the ids are shortened.
+    let run = Run(env
+        .cmd()
+        .env("COLUMNS", "80")
+        .args(["--config", &cfg, "reconcile"])
+        .output()
+        .unwrap());
+    let text = run.stdout();
+    let uncertain: Vec<&str> = planted
+        .iter()
+        .filter(|(_, s)| *s == "uncertain")
+        .map(|(id, _)| *id)
+        .collect();
+    let mut printed = BTreeMap::new();
+    for token in text.lines().filter_map(|l| l.split_whitespace().next()) {
+        let named: Vec<&&str> = uncertain
+            .iter()
+            .filter(|id| token.len() >= 8 && id.starts_with(token))
+            .collect();
+        assert!(named.len() <= 1, "{token} names {named:?}:\n{text}");
+        if let Some(id) = named.first() {
+            assert!(printed.insert(**id, token.to_string()).is_none(), "{text}");
+        }
+    }
+    assert_eq!(printed.len(), uncertain.len(), "each job a row:\n{text}");
+    assert!(
+        printed.values().any(|p| p.len() < 36),
+        "the test needs shortened ids:\n{text}"
+    );
+    for (id, prefix) in &printed {
+        let shown = env
+            .run(&["jobs", "show", prefix, "-o", "json"])
+            .expect(0)
+            .json();
+        assert_eq!(shown["id"], *id, "{prefix} names another job");
+    }
+    // The collision with the job outside the run is what a prefix unique among the rows
+    // alone missed.
+    assert!(
+        printed["6f6b7d2c-aaaa-4000-8000-000000000001"].len() >= 13,
+        "{text}"
+    );
+}

@@ -1300,7 +1300,7 @@ async fn reconcile_rows_and_plan_fit_every_width() {
     let [a, b, c, d] = fx.widths(&args, 5);
     insta::assert_snapshot!(a, @"
     JOB       VERDICT        ACTION   REASON
-    6ce568d4  accept         planned  the destination has it as…
+    6ce568d4-075  accept         planned  the destination has i…
     6ce568d4-07f  safe_to_retry  planned  not at the destinatio…
     8ddbb177-06b  unknown        -        not looked up: destin…
     reconcile: examined 3: accept 1, safe_to_retry 1, conflict
@@ -1309,7 +1309,7 @@ async fn reconcile_rows_and_plan_fit_every_width() {
     ");
     insta::assert_snapshot!(b, @"
     JOB       DESTINATION   VERDICT        ACTION   REASON
-    6ce568d4  cms-a         accept         planned  the destination has it as art-4…
+    6ce568d4-075  cms-a         accept         planned  the destination has it as a…
     6ce568d4-07f  cms-a         safe_to_retry  planned  not at the destination, and…
     8ddbb177-06b  cms-b         unknown        -        not looked up: destination …
     reconcile: examined 3: accept 1, safe_to_retry 1, conflict 0, wait 0, unknown 1;
@@ -1330,8 +1330,9 @@ async fn reconcile_rows_and_plan_fit_every_width() {
     8ddbb177-06bf-49e5-ac84-a9433d0606e6  cms-b         unknown        -        -              not looked up: destination cms-b is not configured
     reconcile: examined 3: accept 1, safe_to_retry 1, conflict 0, wait 0, unknown 1; 2 would move: nothing changed, run with --apply to make these moves
     ");
-    // U1 and U2 share 8 digits: the rows tell them apart as soon as both are on screen.
-    assert!(a.contains("6ce568d4-07"), "{a}");
+    // U1 and U2 share 8 digits: every row's id is as long as the database needs, the first
+    // row's too (issue 25: it used to be unique only among the rows printed before it).
+    assert!(a.contains("6ce568d4-075 "), "{a}");
     // Full ids where they fit.
     assert!(d.contains(U1), "{d}");
     for w in WIDTHS {

@@ -362,7 +362,7 @@ mod tests {
             e.message()
         );
         assert!(e.message().contains("sweep leases"), "{}", e.message());
-        assert!(e.current().is_some());
+        assert!(e.current::<Job>().is_some());
     }
 
     #[test]

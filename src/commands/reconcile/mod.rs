@@ -140,6 +140,7 @@ async fn streamed(p: &Pipeline<'_>, total: u64) -> Result<Exit> {
                     continue;
                 }
             };
+            out.ids_unique_in(p, &rows).await;
             for row in rows {
                 summary.count(&row);
                 pb.inc(1);
@@ -228,6 +229,7 @@ async fn staged(p: &Pipeline<'_>, total: u64) -> Result<Exit> {
     }
     pb.finish_and_clear();
     let mut out = Report::new(ui, true);
+    out.ids_unique_in(p, &rows).await;
     let mut summary = Summary::default();
     for row in rows {
         let row = match moved.remove(&row.id) {

@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{json, Value};
+use uuid::Uuid;
 
 use super::pipeline::Pipeline;
 use super::row::{action_for, Judged, Left, Row, RowAction};
 use crate::error::{Code, Error, Exit, Result};
-use crate::jobs::State;
+use crate::jobs::{store, State};
 use crate::remote::{Controls, Verdict};
 use crate::ui::table::StreamTable;
 use crate::ui::{escape, paragraphs, Cell, Column, Stream, Table, Tone, Ui};
@@ -203,7 +204,8 @@ pub struct Report<'a> {
 }
 
 /// The rows' table, written as the run goes: the job id in full when the width leaves the
-/// reason 24 columns (120 columns do), else the shortest prefix the ids so far need (8 to start; every JOB argument takes a prefix);
+/// reason 24 columns (120 columns do), else a prefix unique in the database (8 at least;
+/// every JOB argument takes a prefix; see [`Report::ids_unique_in`]);
 /// the reason takes what is left, the destination goes before it is squeezed away, and the
 /// state a job went to (its verdict says it) goes first.
 fn rows_table(ui: &Ui) -> StreamTable {
@@ -256,6 +258,22 @@ impl<'a> Report<'a> {
             applied,
             controls_failed: BTreeMap::new(),
         }
+    }
+
+    /// Before `rows` are printed: their ids keep as many characters as the database needs to
+    /// tell each from every other job (not only from the rows printed), so an id copied from
+    /// the table names one job. Without an answer, ids in full: never an ambiguous one.
+    pub async fn ids_unique_in(&mut self, p: &Pipeline<'_>, rows: &[Row]) {
+        if self.ui.is_json() || !self.table.shortens_ids() || rows.is_empty() {
+            return;
+        }
+        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
+        let len = match p.ctx.db().await {
+            Ok(db) => store::unique_prefix_len(&**db, &ids).await.ok(),
+            Err(_) => None,
+        };
+        self.table
+            .prefix_at_least(len.unwrap_or(uuid::fmt::Hyphenated::LENGTH));
     }
 
     pub fn row(&mut self, row: &Row) -> Result<()> {

@@ -594,7 +594,7 @@ fn job_index(job: &Job) -> Result<usize, TestCaseError> {
 }
 
 fn conflict_of(e: reconctl::Error) -> Result<Outcome, TestCaseError> {
-    match e.current() {
+    match e.current::<Job>() {
         Some(job) if e.exit_code() == 3 => Ok(Outcome::Conflict {
             state: job.state,
             version: job.version,
