@@ -572,8 +572,8 @@ impl<'de> Deserialize<'de> for LookupUrl {
         if let Some(name) = credential_param(&s) {
             return Err(serde::de::Error::custom(format!(
                 "lookup_url has a query parameter `{}` that looks like a credential: a secret belongs in the environment, named by auth (auth = \"query\", auth_name = \"{}\", token_env = \"…\")",
-                crate::ui::escape(&name),
-                crate::ui::escape(&name)
+                crate::escape::escape(&name),
+                crate::escape::escape(&name)
             )));
         }
         // A fragment is never sent: drop it, so evidence shows what was asked.

@@ -95,7 +95,7 @@ impl Credentials {
                 let hname = HeaderName::from_bytes(hname.as_bytes()).map_err(|_| {
                     Error::config(format!(
                         "destination {name}: auth_name {} is not an HTTP header name",
-                        crate::ui::escape(hname)
+                        crate::escape::escape(hname)
                     ))
                 })?;
                 Credentials {

@@ -348,7 +348,7 @@ fn one_known(dest: &Dest<'_>, known: &Known, source: &str, got: &Match) -> Optio
         if *want != got.remote_id {
             return Some(format!(
                 "positive control failed: {name} answered {r} ({source}) with remote_id {}, not {want}: the lookup may ignore the reference, or the `remote_id` pointer is wrong; {}",
-                crate::ui::escape(&got.remote_id),
+                crate::escape::escape(&got.remote_id),
                 check_config(dest)
             ));
         }
@@ -382,7 +382,7 @@ fn one_known(dest: &Dest<'_>, known: &Known, source: &str, got: &Match) -> Optio
                 Copy::Removed => "a removed copy",
                 _ => "a renamed copy",
             },
-            crate::ui::escape(&got.remote_id)
+            crate::escape::escape(&got.remote_id)
         )),
     }
 }

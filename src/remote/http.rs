@@ -250,7 +250,7 @@ async fn rejected(status: reqwest::StatusCode, resp: &mut reqwest::Response) -> 
     match code {
         Some(c) => format!(
             "HTTP {status} ({})",
-            crate::ui::escape(&c.chars().take(80).collect::<String>())
+            crate::escape::escape(&c.chars().take(80).collect::<String>())
         ),
         None => format!("HTTP {status}"),
     }
@@ -404,8 +404,8 @@ fn one_match(
         Some(r) => copy_of(r, external_ref).ok_or_else(|| {
             format!(
                 "match {i} (remote id {}) carries the reference {}, not {external_ref} or a copy of it: the destination ignored the lookup's filter",
-                crate::ui::escape(&remote_id),
-                crate::ui::escape(&r.chars().take(100).collect::<String>())
+                crate::escape::escape(&remote_id),
+                crate::escape::escape(&r.chars().take(100).collect::<String>())
             )
         })?,
     };

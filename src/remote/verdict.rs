@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use super::http::Answer;
 use super::{Copy, Match, Outcome, Verdict};
 use crate::duration::format_duration;
-use crate::ui::escape;
+use crate::escape::escape;
 
 /// The judgement of one answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -100,7 +100,7 @@ pub fn access_url(base_url: &str) -> String {
 /// `collection` they can list, or which capability is missing to see them all.
 pub fn access(body: &serde_json::Value, collection: &str) -> Result<Access, String> {
     let user = match body.get("slug").and_then(|s| s.as_str()) {
-        Some(s) => crate::ui::escape(&s.chars().take(60).collect::<String>()),
+        Some(s) => crate::escape::escape(&s.chars().take(60).collect::<String>()),
         None => return Err("the answer names no user".into()),
     };
     let Some(caps) = body.get("capabilities").and_then(|c| c.as_object()) else {
