@@ -1,7 +1,7 @@
 //! What the migrations create, as the rest of the code needs to know it: the names of the
 //! indexes `doctor` checks, and how to read their state from the catalog. Kept beside
-//! `migrate` (and tested against a freshly migrated catalog in tests/it/inspect.rs), so the
-//! knowledge of the schema lives in one place next to the SQL that makes it.
+//! `migrate` (and tested against a freshly migrated catalog in tests/it/inspect/doctor.rs),
+//! so the knowledge of the schema lives in one place next to the SQL that makes it.
 
 use serde::Serialize;
 use tokio_postgres::GenericClient;

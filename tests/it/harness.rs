@@ -582,3 +582,17 @@ pub fn mask_uuids(text: &str) -> String {
     }
     String::from_utf8(out).expect("only ASCII replaced")
 }
+
+/// rexpect reads the terminal byte by byte, one `char` per byte: text to look for in a
+/// pseudo-terminal, matched that way.
+pub fn pty_text(s: &str) -> String {
+    s.bytes().map(char::from).collect()
+}
+
+/// The exit code of the binary run in a pseudo-terminal ([`TestEnv::pty`]).
+pub fn pty_exit(p: &rexpect::session::PtySession) -> i32 {
+    match p.process.wait().expect("wait for the child") {
+        rexpect::process::wait::WaitStatus::Exited(_, code) => code,
+        other => panic!("the child did not exit normally: {other:?}"),
+    }
+}

@@ -24,23 +24,6 @@ fn process(env: &TestEnv) -> tokio::process::Command {
     env.tokio_cmd()
 }
 
-/// The binary in a pseudo-terminal (stdin and stderr are terminals), same environment.
-fn in_pty(env: &TestEnv, args: &[&str]) -> rexpect::session::PtySession {
-    env.pty(args)
-}
-
-/// rexpect reads the terminal byte by byte, one `char` per byte: match UTF-8 text that way.
-fn pty_text(s: &str) -> String {
-    s.bytes().map(char::from).collect()
-}
-
-fn exit_code(p: &rexpect::session::PtySession) -> i32 {
-    match p.process.wait().expect("wait for the child") {
-        rexpect::process::wait::WaitStatus::Exited(_, code) => code,
-        other => panic!("the child did not exit normally: {other:?}"),
-    }
-}
-
 /// The job and its events did not change.
 async fn assert_unchanged(env: &TestEnv, before: &Job) {
     assert_eq!(&env.job(before.id).await, before, "the job changed");
@@ -903,7 +886,7 @@ async fn the_prompt_in_a_pseudo_terminal_no_keeps_yes_moves() {
     ];
 
     // Answer no: nothing changes, exit 2 (the step did not happen).
-    let mut p = in_pty(&env, &args);
+    let mut p = env.pty(&args);
     let shown = p
         .exp_string(&format!("Mark job {id} accepted?"))
         .expect("the prompt");
@@ -925,7 +908,7 @@ async fn the_prompt_in_a_pseudo_terminal_no_keeps_yes_moves() {
     }
     p.send_line("n").unwrap();
     p.exp_eof().unwrap();
-    assert_eq!(exit_code(&p), 2);
+    assert_eq!(pty_exit(&p), 2);
     assert_unchanged(&env, &job).await;
 
     // Ctrl-C: no change, and the terminal is left as it was (echo and line mode on).
@@ -961,7 +944,7 @@ async fn the_prompt_in_a_pseudo_terminal_no_keeps_yes_moves() {
     assert_unchanged(&env, &job).await;
 
     // Answer yes: it moves, with the lookup as evidence.
-    let mut p = in_pty(&env, &args);
+    let mut p = env.pty(&args);
     p.exp_string(&format!("Mark job {id} accepted?")).unwrap();
     p.send_line("y").unwrap();
     p.exp_string(&pty_text(&format!(
@@ -969,7 +952,7 @@ async fn the_prompt_in_a_pseudo_terminal_no_keeps_yes_moves() {
     )))
     .unwrap();
     p.exp_eof().unwrap();
-    assert_eq!(exit_code(&p), 0);
+    assert_eq!(pty_exit(&p), 0);
     let now = env.job(job.id).await;
     assert_eq!(now.state, State::Accepted);
     assert_eq!(now.remote_id.as_deref(), Some("cms-4711"));

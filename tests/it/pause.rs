@@ -950,33 +950,6 @@ async fn pausing_again_changes_reason_and_until_keeps_since_and_a_dry_run_change
     assert_eq!(destination_events(&env.client).await.len(), 2);
 }
 
-fn in_pty(env: &TestEnv, args: &[&str]) -> rexpect::session::PtySession {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("reconctl"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.dir.path())
-        .env("XDG_CONFIG_HOME", env.dir.path().join("xdg"))
-        .env("DATABASE_URL", &env.url)
-        .env("RECONCTL_ACTOR", "tester")
-        .env("COLUMNS", "120")
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .args(args);
-    rexpect::session::spawn_command(cmd, Some(20_000)).expect("spawn in a pty")
-}
-
-/// rexpect reads the terminal byte by byte, one `char` per byte: match UTF-8 text that way.
-fn pty_text(s: &str) -> String {
-    s.bytes().map(char::from).collect()
-}
-
-fn exit_code(p: &rexpect::session::PtySession) -> i32 {
-    match p.process.wait().expect("wait for the child") {
-        rexpect::process::wait::WaitStatus::Exited(_, code) => code,
-        other => panic!("the child did not exit normally: {other:?}"),
-    }
-}
-
 #[tokio::test]
 async fn on_a_terminal_pause_shows_the_destination_and_asks_no_keeps_yes_pauses() {
     let env = TestEnv::new().await;
@@ -999,7 +972,7 @@ async fn on_a_terminal_pause_shows_the_destination_and_asks_no_keeps_yes_pauses(
         "1h",
     ];
 
-    let mut p = in_pty(&env, &args);
+    let mut p = env.pty(&args);
     let shown = p
         .exp_string("Pause destination cms-a?")
         .expect("the prompt");
@@ -1020,33 +993,30 @@ async fn on_a_terminal_pause_shows_the_destination_and_asks_no_keeps_yes_pauses(
     }
     p.send_line("n").unwrap();
     p.exp_eof().unwrap();
-    assert_eq!(exit_code(&p), 2);
+    assert_eq!(pty_exit(&p), 2);
     assert_eq!(pause_rows(&env.client).await, 0);
     assert!(destination_events(&env.client).await.is_empty());
 
-    let mut p = in_pty(&env, &args);
+    let mut p = env.pty(&args);
     p.exp_string("Pause destination cms-a?").unwrap();
     p.send_line("y").unwrap();
     p.exp_string("paused cms-a until ").unwrap();
     p.exp_string("in flight: 1 job (worker-7: 1); it finishes or times out as usual")
         .unwrap();
     p.exp_eof().unwrap();
-    assert_eq!(exit_code(&p), 0);
+    assert_eq!(pty_exit(&p), 0);
     assert_eq!(pause_rows(&env.client).await, 1);
 
     // Resume asks too, and says what waits.
-    let mut p = in_pty(
-        &env,
-        &[
-            "--config",
-            &cfg,
-            "destination",
-            "resume",
-            "cms-a",
-            "--reason",
-            "CMS healthy",
-        ],
-    );
+    let mut p = env.pty(&[
+        "--config",
+        &cfg,
+        "destination",
+        "resume",
+        "cms-a",
+        "--reason",
+        "CMS healthy",
+    ]);
     let shown = p.exp_string("Resume destination cms-a?").unwrap();
     assert!(
         shown.contains(&pty_text("Now          paused by tester ")),
@@ -1063,7 +1033,7 @@ async fn on_a_terminal_pause_shows_the_destination_and_asks_no_keeps_yes_pauses(
     p.exp_string("1 uncertain or in conflict: `reconctl reconcile --destination cms-a`")
         .unwrap();
     p.exp_eof().unwrap();
-    assert_eq!(exit_code(&p), 0);
+    assert_eq!(pty_exit(&p), 0);
     let actions: Vec<String> = destination_events(&env.client)
         .await
         .into_iter()

@@ -775,17 +775,6 @@ async fn rps_and_concurrency_bound_the_lookups() {
     assert!(wide < Duration::from_millis(1800), "{wide:?}");
 }
 
-fn in_pty(env: &TestEnv, args: &[&str]) -> rexpect::session::PtySession {
-    env.pty(args)
-}
-
-fn pty_exit(p: &rexpect::session::PtySession) -> i32 {
-    match p.process.wait().expect("wait for the child") {
-        rexpect::process::wait::WaitStatus::Exited(_, code) => code,
-        other => panic!("the child did not exit normally: {other:?}"),
-    }
-}
-
 /// On a terminal, `--apply` shows the counts and asks (default no); only a yes moves.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_a_terminal_apply_asks_first() {
@@ -803,7 +792,7 @@ async fn on_a_terminal_apply_asks_first() {
 
     // A "no" changes nothing and, like declining a mark, exits 2: a runbook's
     // `reconctl reconcile --apply && …` must not go on as if the jobs had moved.
-    let mut p = in_pty(&env, &["--config", &cfg, "reconcile", "--apply"]);
+    let mut p = env.pty(&["--config", &cfg, "reconcile", "--apply"]);
     p.exp_string("would move 2 of 2 examined jobs").unwrap();
     p.exp_string("Move these 2 jobs?").unwrap();
     p.send_line("n").unwrap();
@@ -813,7 +802,7 @@ async fn on_a_terminal_apply_asks_first() {
     assert_eq!(env.job(a.id).await, a);
     assert_eq!(env.job(b.id).await, b);
 
-    let mut p = in_pty(&env, &["--config", &cfg, "reconcile", "--apply"]);
+    let mut p = env.pty(&["--config", &cfg, "reconcile", "--apply"]);
     p.exp_string("Move these 2 jobs?").unwrap();
     p.send_line("y").unwrap();
     p.exp_string("moved 2, skipped 0").unwrap();

@@ -12,13 +12,8 @@ use std::time::{Duration, Instant};
 use reconctl::jobs::State::{Accepted, InFlight, Pending, Uncertain};
 use serde_json::Value;
 
-use crate::harness::{Seed, TestEnv};
+use crate::harness::{pty_text, Seed, TestEnv};
 use crate::plan;
-
-/// rexpect hands over the terminal's bytes one char each: the same for text we look for.
-fn bytes_as_chars(s: &str) -> String {
-    s.bytes().map(|b| b as char).collect()
-}
 
 /// A shell in a pseudo-terminal (100×40) that records `stty -a`, runs reconctl with `args`,
 /// prints its exit code, and records `stty -a` again.
@@ -77,9 +72,9 @@ async fn status_watch_redraws_with_the_changes_since_it_began_and_q_restores_the
     .unwrap();
     mark_accepted(&env, &u1.id.to_string());
     // A later refresh: one uncertain fewer, one accepted more, said so.
-    p.exp_regex(&format!("uncertain +cms-a +1 +{}", bytes_as_chars("▼1")))
+    p.exp_regex(&format!("uncertain +cms-a +1 +{}", pty_text("▼1")))
         .unwrap();
-    p.exp_regex(&format!("accepted +\\(all\\) +1 +{}", bytes_as_chars("▲1")))
+    p.exp_regex(&format!("accepted +\\(all\\) +1 +{}", pty_text("▲1")))
         .unwrap();
     p.send("q").unwrap();
     p.flush().unwrap();
@@ -96,7 +91,7 @@ async fn jobs_uncertain_watch_names_the_new_jobs_and_ctrl_c_ends_it_with_exit_0(
     p.exp_string("reconctl jobs uncertain --watch").unwrap();
     p.exp_string("1 on this page").unwrap();
     let new = env.seed(Seed::new("u2").state(Uncertain).aged(5)).await;
-    p.exp_string(&bytes_as_chars("2 on this page (▲1 since the watch began)"))
+    p.exp_string(&pty_text("2 on this page (▲1 since the watch began)"))
         .unwrap();
     p.exp_string(&new.id.to_string()).unwrap();
     p.send_control('c').unwrap();
@@ -549,7 +544,7 @@ async fn on_a_terminal_a_lost_database_shows_reconnecting_over_the_last_numbers(
     p.exp_regex("uncertain +cms-a +1 ").unwrap();
     env.go_away().await;
     // While it is away the screen says so, and keeps the last numbers.
-    p.exp_string(&bytes_as_chars("reconnecting…")).unwrap();
+    p.exp_string(&pty_text("reconnecting…")).unwrap();
     p.exp_regex("uncertain +cms-a +1 ").unwrap();
     env.come_back().await;
     // Back: the trouble line goes (a header, then straight to the table).

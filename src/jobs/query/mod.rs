@@ -13,7 +13,8 @@
 //! literals let the planner prove that a query matches a partial index's
 //! `WHERE state <> 'accepted'`. Every value that comes from input is a bind parameter.
 //!
-//! Tests: tests/it/inspect.rs (including an EXPLAIN of each statement on a skewed table).
+//! Tests: tests/it/inspect/ (a module per inspection command; `plans.rs` EXPLAINs each
+//! statement on a table with production's skew).
 
 pub mod counts;
 pub mod cursor;

@@ -10,26 +10,6 @@ use crate::harness::*;
 /// The migration lock's key (src/migrate.rs).
 const MIGRATE_LOCK: i64 = 0x7265_636f_6e63_746c;
 
-fn in_pty(env: &TestEnv, args: &[&str]) -> rexpect::session::PtySession {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("reconctl"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.dir.path())
-        .env("DATABASE_URL", &env.url)
-        .env("RECONCTL_ACTOR", "tester")
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .args(args);
-    rexpect::session::spawn_command(cmd, Some(20_000)).expect("spawn in a pty")
-}
-
-fn exit_code(p: &rexpect::session::PtySession) -> i32 {
-    match p.process.wait().expect("wait for the child") {
-        rexpect::process::wait::WaitStatus::Exited(_, code) => code,
-        other => panic!("the child did not exit normally: {other:?}"),
-    }
-}
-
 async fn has_schema(env: &TestEnv) -> bool {
     env.count("SELECT count(*) FROM pg_tables WHERE tablename = 'publication_jobs'")
         .await
@@ -133,19 +113,19 @@ async fn migrate_asks_before_settling_in_a_database_of_others() {
     // The dry run only looks.
     env.run(&["migrate", "--dry-run"]).expect(0);
     // On a terminal it asks, default no.
-    let mut p = in_pty(&env, &["migrate"]);
+    let mut p = env.pty(&["migrate"]);
     p.exp_string("Create the reconctl schema in this database?")
         .unwrap();
     p.send_line("").unwrap();
     p.exp_eof().unwrap();
-    assert_eq!(exit_code(&p), 2);
+    assert_eq!(pty_exit(&p), 2);
     assert!(!has_schema(&env).await);
-    let mut p = in_pty(&env, &["migrate"]);
+    let mut p = env.pty(&["migrate"]);
     p.exp_string("Create the reconctl schema in this database?")
         .unwrap();
     p.send_line("y").unwrap();
     p.exp_eof().unwrap();
-    assert_eq!(exit_code(&p), 0);
+    assert_eq!(pty_exit(&p), 0);
     assert!(has_schema(&env).await);
 
     // --yes goes ahead without asking.
