@@ -9,6 +9,7 @@ pub mod context;
 pub mod db;
 pub mod duration;
 pub mod error;
+pub mod files;
 pub mod ids;
 pub mod jobs;
 pub mod migrate;
