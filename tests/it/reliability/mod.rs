@@ -6,6 +6,7 @@ mod bad_input;
 pub mod cluster;
 mod crash;
 mod faults;
+mod follow_restart;
 mod ha;
 mod model;
 mod roles;
