@@ -25,11 +25,22 @@ impl std::error::Error for ParseDurationError {}
 
 const MAX_SECS: u64 = 100 * 365 * 86_400;
 
+/// What was typed, for an error: escaped (a control character would split the message) and
+/// cut to a length a duration has.
+fn shown(input: &str) -> String {
+    let mut s: String = input.chars().take(40).collect();
+    if input.chars().count() > 40 {
+        s.push('…');
+    }
+    crate::ui::escape(&s)
+}
+
 pub fn parse(input: &str) -> Result<Duration, ParseDurationError> {
     let s = input.trim();
     let bad = |why: &str| {
         ParseDurationError(format!(
-            "invalid duration `{input}`: {why} (use e.g. 90s, 15m, 2h, 1d, 1h30m)"
+            "invalid duration `{}`: {why} (use e.g. 90s, 15m, 2h, 1d, 1h30m)",
+            shown(input)
         ))
     };
     if s.is_empty() {
@@ -95,7 +106,8 @@ pub fn parse_statement_timeout(s: &str) -> Result<HumanDuration, ParseDurationEr
     let d = parse(s)?;
     if d.is_zero() {
         return Err(ParseDurationError(format!(
-            "invalid duration `{s}`: the statement timeout must be more than 0 (PostgreSQL takes 0 as no limit at all); e.g. 10s"
+            "invalid duration `{}`: the statement timeout must be more than 0 (PostgreSQL takes 0 as no limit at all); e.g. 10s",
+            shown(s)
         )));
     }
     Ok(HumanDuration(d))
@@ -107,7 +119,8 @@ pub fn parse_watch_interval(s: &str) -> Result<HumanDuration, ParseDurationError
     let d = parse(s)?;
     if d < Duration::from_secs(1) {
         return Err(ParseDurationError(format!(
-            "invalid interval `{s}`: at least 1s (each refresh queries the database)"
+            "invalid interval `{}`: at least 1s (each refresh queries the database)",
+            shown(s)
         )));
     }
     Ok(HumanDuration(d))
