@@ -89,10 +89,27 @@ pub fn parse(input: &str) -> Result<Duration, ParseDurationError> {
     Ok(Duration::from_millis(total_ms as u64))
 }
 
+/// The longest timeout PostgreSQL accepts for `statement_timeout` and `lock_timeout`: their
+/// value is an `int` of milliseconds (2147483647 ms, 24d 20h 31m 23.647s).
+pub const PG_TIMEOUT_MAX: Duration = Duration::from_millis(i32::MAX as u64);
+
+/// A session timeout PostgreSQL would refuse at connect time ("invalid value for parameter",
+/// which would read as a connection failure) is refused here, as the usage error it is.
+fn within_pg_limit(flag: &str, s: &str, d: Duration) -> Result<Duration, ParseDurationError> {
+    if d > PG_TIMEOUT_MAX {
+        return Err(ParseDurationError(format!(
+            "invalid duration `{}` for {flag}: PostgreSQL accepts at most 2147483647 ms (about {})",
+            shown(s),
+            format_duration(PG_TIMEOUT_MAX)
+        )));
+    }
+    Ok(d)
+}
+
 /// `--lock-timeout`: `0s` means "do not wait" (the smallest wait PostgreSQL has, 1 ms), never
-/// PostgreSQL's "0 = no limit".
+/// PostgreSQL's "0 = no limit"; at most [`PG_TIMEOUT_MAX`].
 pub fn parse_lock_timeout(s: &str) -> Result<HumanDuration, ParseDurationError> {
-    let d = parse(s)?;
+    let d = within_pg_limit("--lock-timeout", s, parse(s)?)?;
     Ok(HumanDuration(if d.is_zero() {
         Duration::from_millis(1)
     } else {
@@ -101,9 +118,10 @@ pub fn parse_lock_timeout(s: &str) -> Result<HumanDuration, ParseDurationError> 
 }
 
 /// `--statement-timeout`: more than zero (PostgreSQL would take 0 as "no limit", and no
-/// command may wait unbounded; a statement that may not take any time cannot run at all).
+/// command may wait unbounded; a statement that may not take any time cannot run at all), and
+/// at most [`PG_TIMEOUT_MAX`].
 pub fn parse_statement_timeout(s: &str) -> Result<HumanDuration, ParseDurationError> {
-    let d = parse(s)?;
+    let d = within_pg_limit("--statement-timeout", s, parse(s)?)?;
     if d.is_zero() {
         return Err(ParseDurationError(format!(
             "invalid duration `{}`: the statement timeout must be more than 0 (PostgreSQL takes 0 as no limit at all); e.g. 10s",
@@ -190,6 +208,18 @@ mod tests {
             parse_watch_interval("5m").unwrap().0,
             Duration::from_secs(300)
         );
+    }
+
+    #[test]
+    fn session_timeouts_stop_at_what_postgresql_accepts() {
+        assert!(parse_statement_timeout("24d").is_ok());
+        assert!(parse_lock_timeout("24d").is_ok());
+        let err = parse_lock_timeout("30d").unwrap_err().to_string();
+        assert!(err.contains("--lock-timeout"), "{err}");
+        assert!(err.contains("2147483647 ms"), "{err}");
+        assert!(parse_statement_timeout("25d").is_err());
+        assert!(parse_statement_timeout("2147483647ms").is_ok());
+        assert!(parse_statement_timeout("2147483648ms").is_err());
     }
 
     #[test]

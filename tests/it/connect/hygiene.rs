@@ -1,6 +1,10 @@
 //! What reconctl prints about its own input: a connection string that fails to parse is
 //! never echoed, not a word of it (issue 23, item 4); an error is one line whatever the input
-//! held, and config errors do not quote values (issue 24, item 9).
+//! held, and config errors do not quote values (issue 24, item 9); a session timeout
+//! PostgreSQL would refuse is a usage error before any connection, and a migration stopped
+//! by a lock or statement timeout is busy (issue 24, item 10).
+
+use std::time::{Duration, Instant};
 
 use super::Env;
 use crate::harness::TestEnv;
@@ -185,4 +189,73 @@ async fn item_24_9_errors_are_one_line_and_config_errors_do_not_quote_values() {
         assert!(run.stderr().contains(shown), "{}", run.stderr());
         assert_one_line_each(&run.stderr());
     }
+}
+
+#[tokio::test]
+async fn item_24_10_timeouts_postgresql_refuses_are_exit_2_before_connecting() {
+    // Nothing listens on port 1: exit 2 proves the refusal comes before any connection.
+    let home = tempfile::tempdir().unwrap();
+    let env = Env::new(home.path()).var("DATABASE_URL", "postgresql://u@127.0.0.1:1/db");
+    for (flag, value) in [
+        ("--statement-timeout", "25d"),
+        ("--statement-timeout", "2147483648ms"),
+        ("--lock-timeout", "30d"),
+    ] {
+        let started = Instant::now();
+        let r = env
+            .reconctl(&["status", flag, value, "-o", "json"])
+            .expect(2);
+        assert!(started.elapsed() < Duration::from_secs(3));
+        let message = r.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(
+            message.contains(&format!(
+                "for {flag}: PostgreSQL accepts at most 2147483647 ms"
+            )),
+            "{message}"
+        );
+    }
+    // The longest ones PostgreSQL takes work (the idle-in-transaction limit reconctl derives
+    // from the statement timeout stays within PostgreSQL's range too).
+    let t = TestEnv::new().await;
+    for (flag, value) in [
+        ("--statement-timeout", "10d"),
+        ("--statement-timeout", "2147483647ms"),
+        ("--lock-timeout", "24d"),
+    ] {
+        t.run(&[flag, value, "jobs", "list", "-o", "json"])
+            .expect(0);
+    }
+}
+
+/// A migration stopped by the lock timeout or the statement timeout is busy (exit 6, nothing
+/// applied), as every other command's, not a runtime failure.
+#[tokio::test]
+async fn item_24_10_a_migration_stopped_by_a_timeout_is_busy() {
+    let env = TestEnv::empty().await;
+    let mut c = env.connect().await;
+    crate::events::migrate_to(&mut c, 5).await;
+    // V6 alters job_events: a reader in an open transaction holds it up.
+    let reader = env.connect().await;
+    reader
+        .batch_execute("BEGIN; LOCK TABLE job_events IN ACCESS SHARE MODE")
+        .await
+        .unwrap();
+    for args in [
+        vec!["--lock-timeout", "300ms", "migrate", "--yes"],
+        vec!["--statement-timeout", "500ms", "migrate", "--yes"],
+    ] {
+        let run = env.run(&args).expect(6);
+        assert!(
+            run.stderr().starts_with("error: busy: ") || run.stderr().contains("migration failed"),
+            "{}",
+            run.stderr()
+        );
+        assert!(run.stderr().contains("timeout"), "{}", run.stderr());
+        let applied = env
+            .count("SELECT max(version)::bigint FROM refinery_schema_history")
+            .await;
+        assert_eq!(applied, 5, "a busy migration applied nothing");
+    }
+    reader.batch_execute("ROLLBACK").await.unwrap();
+    env.run(&["migrate", "--yes"]).expect(0);
 }
