@@ -9,6 +9,7 @@ mod faults;
 mod follow_restart;
 mod ha;
 mod model;
+mod orphans;
 mod roles;
 mod secrets;
 pub mod tls;
