@@ -703,7 +703,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__events)
-            opts="-f -o -q -v -h --job --destination --actor --action --since --until --limit --cursor --follow --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-f -o -q -v -h --job --destination --actor --action --since --until --limit --last --cursor --follow --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -734,6 +734,10 @@ _reconctl() {
                     return 0
                     ;;
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --last)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

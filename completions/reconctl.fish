@@ -237,7 +237,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l article -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l revision -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l destination -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l payload-file -d 'The rendered payload; its SHA-256 is recorded' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l payload-file -d 'The rendered payload (a regular file of at most 64 MiB); its SHA-256 is recorded' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l payload-hash -d 'The payload\'s lowercase hex SHA-256' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
@@ -462,8 +462,9 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l destination
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l actor -d 'Only events recorded by this actor, exactly as recorded (a person, a worker\'s lease owner, a sweeper)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l action -d 'Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or pause, repause, resume, expire' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l since -d 'Only events at or after this: a duration back from now (30m, 2h, 1d) or an RFC 3339 time (2024-05-01T09:00:00Z)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l until -d 'Only events before this RFC 3339 time' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l until -d 'Only events before this: a duration back from now (1h: an hour ago) or an RFC 3339 time' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l limit -d 'At most this many events (1 to 10000) [default: 50]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l last -d 'Only the newest N events that match (1 to 10000), still printed oldest first, like `journalctl -n`; with --follow, these and then the new ones' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l cursor -d 'Continue after the last event of a previous page (its `next_cursor`)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
@@ -475,7 +476,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l lock-timeou
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s f -l follow -d 'Keep printing matching events as they commit, until Ctrl-C; with --since or --cursor, first the ones already there'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s f -l follow -d 'Keep printing matching events as they commit, until Ctrl-C; with --since, --cursor or --last, first the ones already there'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'

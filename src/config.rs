@@ -677,17 +677,13 @@ impl Config {
             let line = e
                 .span()
                 .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let message = redact_values(e.message().trim_end());
             Error::config(match line {
                 Some(line) => format!(
-                    "invalid config {}, line {line}: {}",
-                    origin.display(),
-                    e.message().trim_end()
+                    "invalid config {}, line {line}: {message}",
+                    origin.display()
                 ),
-                None => format!(
-                    "invalid config {}: {}",
-                    origin.display(),
-                    e.message().trim_end()
-                ),
+                None => format!("invalid config {}: {message}", origin.display()),
             })
         })?;
         for name in cfg.destinations.keys() {
@@ -805,47 +801,43 @@ fn read_regular(path: &Path) -> Result<String> {
         Error::runtime(format!("cannot read config {}: {e}", path.display()))
             .hinted("pass --config FILE or set RECONCTL_CONFIG")
     };
-    let meta = std::fs::metadata(path).map_err(cannot)?;
-    if !meta.is_file() {
-        let what = if meta.is_dir() {
-            "a directory"
-        } else {
-            use std::os::unix::fs::FileTypeExt;
-            let t = meta.file_type();
-            if t.is_fifo() {
-                "a FIFO (named pipe)"
-            } else if t.is_socket() {
-                "a socket"
-            } else if t.is_char_device() || t.is_block_device() {
-                "a device"
-            } else {
-                "not a regular file"
-            }
-        };
-        return Err(Error::config(format!(
-            "config {} is {what}, not a file: nothing was read",
-            path.display()
+    let bytes = match crate::files::read_regular(path, crate::files::SETTINGS_FILE_CAP) {
+        Ok(bytes) => bytes,
+        Err(crate::files::FileError::Io(e)) => return Err(cannot(e)),
+        Err(e) => {
+            return Err(Error::config(format!(
+                "config {} is refused: {e}; nothing was read",
+                path.display()
+            ))
+            .hinted("pass --config with the path of a TOML file"))
+        }
+    };
+    String::from_utf8(bytes).map_err(|_| {
+        cannot(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
         ))
-        .hinted("pass --config with the path of a TOML file"));
+    })
+}
+
+/// A TOML/serde message without the values it quotes: serde says `invalid type: string
+/// "…"` and ``unknown variant `…` `` for any field, a secret pasted into the wrong key
+/// included. Names of keys stay (``unknown field `tokne` ``); what is left is escaped.
+fn redact_values(message: &str) -> String {
+    let mut out = message.to_string();
+    for (marker, close) in [("string \"", '"'), ("variant `", '`'), ("value `", '`')] {
+        let mut from = 0;
+        while let Some(i) = out[from..].find(marker).map(|i| from + i + marker.len()) {
+            let Some(len) = out[i..].find(close) else {
+                out.truncate(i);
+                out.push('…');
+                break;
+            };
+            out.replace_range(i..i + len, "…");
+            from = i + '…'.len_utf8() + 1;
+        }
     }
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    // O_NONBLOCK: should the path be swapped for a FIFO after the check, opening it still
-    // returns at once (reading a regular file is never affected by the flag).
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(cannot)?;
-    if !file.metadata().map_err(cannot)?.is_file() {
-        return Err(Error::config(format!(
-            "config {} is not a regular file: nothing was read",
-            path.display()
-        )));
-    }
-    let mut text = String::new();
-    file.read_to_string(&mut text).map_err(cannot)?;
-    Ok(text)
+    crate::ui::escape(&out)
 }
 
 fn xdg_path() -> Option<PathBuf> {

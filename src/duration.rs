@@ -25,11 +25,22 @@ impl std::error::Error for ParseDurationError {}
 
 const MAX_SECS: u64 = 100 * 365 * 86_400;
 
+/// What was typed, for an error: escaped (a control character would split the message) and
+/// cut to a length a duration has.
+fn shown(input: &str) -> String {
+    let mut s: String = input.chars().take(40).collect();
+    if input.chars().count() > 40 {
+        s.push('…');
+    }
+    crate::ui::escape(&s)
+}
+
 pub fn parse(input: &str) -> Result<Duration, ParseDurationError> {
     let s = input.trim();
     let bad = |why: &str| {
         ParseDurationError(format!(
-            "invalid duration `{input}`: {why} (use e.g. 90s, 15m, 2h, 1d, 1h30m)"
+            "invalid duration `{}`: {why} (use e.g. 90s, 15m, 2h, 1d, 1h30m)",
+            shown(input)
         ))
     };
     if s.is_empty() {
@@ -78,10 +89,27 @@ pub fn parse(input: &str) -> Result<Duration, ParseDurationError> {
     Ok(Duration::from_millis(total_ms as u64))
 }
 
+/// The longest timeout PostgreSQL accepts for `statement_timeout` and `lock_timeout`: their
+/// value is an `int` of milliseconds (2147483647 ms, 24d 20h 31m 23.647s).
+pub const PG_TIMEOUT_MAX: Duration = Duration::from_millis(i32::MAX as u64);
+
+/// A session timeout PostgreSQL would refuse at connect time ("invalid value for parameter",
+/// which would read as a connection failure) is refused here, as the usage error it is.
+fn within_pg_limit(flag: &str, s: &str, d: Duration) -> Result<Duration, ParseDurationError> {
+    if d > PG_TIMEOUT_MAX {
+        return Err(ParseDurationError(format!(
+            "invalid duration `{}` for {flag}: PostgreSQL accepts at most 2147483647 ms (about {})",
+            shown(s),
+            format_duration(PG_TIMEOUT_MAX)
+        )));
+    }
+    Ok(d)
+}
+
 /// `--lock-timeout`: `0s` means "do not wait" (the smallest wait PostgreSQL has, 1 ms), never
-/// PostgreSQL's "0 = no limit".
+/// PostgreSQL's "0 = no limit"; at most [`PG_TIMEOUT_MAX`].
 pub fn parse_lock_timeout(s: &str) -> Result<HumanDuration, ParseDurationError> {
-    let d = parse(s)?;
+    let d = within_pg_limit("--lock-timeout", s, parse(s)?)?;
     Ok(HumanDuration(if d.is_zero() {
         Duration::from_millis(1)
     } else {
@@ -90,12 +118,14 @@ pub fn parse_lock_timeout(s: &str) -> Result<HumanDuration, ParseDurationError> 
 }
 
 /// `--statement-timeout`: more than zero (PostgreSQL would take 0 as "no limit", and no
-/// command may wait unbounded; a statement that may not take any time cannot run at all).
+/// command may wait unbounded; a statement that may not take any time cannot run at all), and
+/// at most [`PG_TIMEOUT_MAX`].
 pub fn parse_statement_timeout(s: &str) -> Result<HumanDuration, ParseDurationError> {
-    let d = parse(s)?;
+    let d = within_pg_limit("--statement-timeout", s, parse(s)?)?;
     if d.is_zero() {
         return Err(ParseDurationError(format!(
-            "invalid duration `{s}`: the statement timeout must be more than 0 (PostgreSQL takes 0 as no limit at all); e.g. 10s"
+            "invalid duration `{}`: the statement timeout must be more than 0 (PostgreSQL takes 0 as no limit at all); e.g. 10s",
+            shown(s)
         )));
     }
     Ok(HumanDuration(d))
@@ -107,7 +137,8 @@ pub fn parse_watch_interval(s: &str) -> Result<HumanDuration, ParseDurationError
     let d = parse(s)?;
     if d < Duration::from_secs(1) {
         return Err(ParseDurationError(format!(
-            "invalid interval `{s}`: at least 1s (each refresh queries the database)"
+            "invalid interval `{}`: at least 1s (each refresh queries the database)",
+            shown(s)
         )));
     }
     Ok(HumanDuration(d))
@@ -189,6 +220,18 @@ mod tests {
             parse_watch_interval("5m").unwrap().0,
             Duration::from_secs(300)
         );
+    }
+
+    #[test]
+    fn session_timeouts_stop_at_what_postgresql_accepts() {
+        assert!(parse_statement_timeout("24d").is_ok());
+        assert!(parse_lock_timeout("24d").is_ok());
+        let err = parse_lock_timeout("30d").unwrap_err().to_string();
+        assert!(err.contains("--lock-timeout"), "{err}");
+        assert!(err.contains("2147483647 ms"), "{err}");
+        assert!(parse_statement_timeout("25d").is_err());
+        assert!(parse_statement_timeout("2147483647ms").is_ok());
+        assert!(parse_statement_timeout("2147483648ms").is_err());
     }
 
     #[test]

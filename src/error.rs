@@ -416,7 +416,8 @@ impl Error {
         let mut obj = serde_json::Map::new();
         obj.insert("kind".into(), self.kind().as_str().into());
         obj.insert("code".into(), self.code.as_str().into());
-        obj.insert("message".into(), self.message.clone().into());
+        // As stderr shows it: control characters escaped (see `Ui::error`).
+        obj.insert("message".into(), crate::ui::escape(&self.message).into());
         obj.insert(
             "hint".into(),
             self.hints

@@ -18,6 +18,7 @@ pub mod db;
 pub mod duration;
 pub mod error;
 pub mod escape;
+pub mod files;
 pub mod ids;
 pub mod jobs;
 pub mod migrate;

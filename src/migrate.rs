@@ -288,10 +288,16 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
     runner().run_async(client).await.map_err(|e| {
         // refinery's message hides the server's ("db error"): add the causes.
         let mut message = format!("migration failed: {e}");
+        // A lock or statement timeout is busy (exit 6), as everywhere: nothing was applied.
+        let mut busy = false;
         let mut source = std::error::Error::source(&e);
         while let Some(s) = source {
             let text = match s.downcast_ref::<tokio_postgres::Error>() {
-                Some(pg) => crate::error::db_error(pg).message().to_string(),
+                Some(pg) => {
+                    let cause = crate::error::db_error(pg);
+                    busy |= cause.kind() == crate::error::Kind::Busy;
+                    cause.message().to_string()
+                }
                 None => s.to_string(),
             };
             if !message.contains(&text) {
@@ -300,9 +306,14 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
             }
             source = s.source();
         }
-        Error::runtime(message).hinted(
-            "each migration runs in its own transaction: the failed one left nothing behind",
-        )
+        let hint = "each migration runs in its own transaction: the failed one left nothing behind";
+        if busy {
+            Error::busy(message)
+                .rehinted(hint)
+                .hinted("run it again when the database is less busy, or raise --statement-timeout / --lock-timeout")
+        } else {
+            Error::runtime(message).hinted(hint)
+        }
     })?;
     let after = status(client).await?;
     Ok(after

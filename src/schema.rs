@@ -17,6 +17,8 @@ pub const TABLES: &[&str] = &[
     "destination_events",
     // V6: the destinations of the events written before it.
     "job_event_destinations",
+    // V7: what a claim in REPEATABLE READ or SERIALIZABLE locks to learn of a later pause.
+    "destination_pause_clock",
 ];
 
 /// Every index the migrations create and whether it must be unique: the two unique ones

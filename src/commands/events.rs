@@ -23,15 +23,15 @@ use crate::context::Context;
 use crate::db::PooledClient;
 use crate::error::{Error, Result};
 use crate::jobs::events::{
-    self, gave_up, next_poll, parse_action, parse_time, EventFilter, EventPage, Follow,
-    FollowError, Since, Step, TrailEvent, POLL_MIN,
+    self, gave_up, next_poll, parse_action, EventFilter, EventPage, Follow, FollowError, History,
+    Since, Step, TrailEvent, POLL_MIN,
 };
 use crate::jobs::{store, JobRef};
 use crate::ui::{escape, Format, Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl events --since 2h -o table\n  reconctl events --destination cms-a --since 2024-05-01T09:00:00Z --until 2024-05-01T12:00:00Z\n  reconctl events --actor alice@ops --action mark-accepted --action mark-safe-to-retry\n  reconctl events --job pub_8b8c… -o json\n  reconctl events --follow --destination cms-a\n\nEvents come oldest first (by at, then id): job events and destination pauses, resumes and expiries in one stream. A page ends with the cursor of the next one. --follow prints each event once as its transaction commits (also one that took its id before an earlier-committed one), until Ctrl-C (exit 0); if the database stays away it exits 1."
+    after_help = "Examples:\n  reconctl events --since 2h -o table\n  reconctl events --destination cms-a --since 2024-05-01T09:00:00Z --until 2024-05-01T12:00:00Z\n  reconctl events --actor alice@ops --action mark-accepted --action mark-safe-to-retry\n  reconctl events --job pub_8b8c… -o json\n  reconctl events --follow --destination cms-a\n  reconctl events --last 20 --follow\n  reconctl events --since 1d --until 1h\n\nEvents come oldest first (by at, then id): job events and destination pauses, resumes and expiries in one stream. A page ends with the cursor of the next one; --last N gives the newest N (no cursor). --since and --until take a duration back from now or a time; with --follow, a duration is fixed when the command starts. --follow prints each event once as its transaction commits (also one that took its id before an earlier-committed one, and across a server crash and restart), until Ctrl-C (exit 0); if the database stays away it exits 1."
 )]
 pub struct Args {
     /// Only the events of this job (its id, a unique prefix of it, or its external_ref)
@@ -52,17 +52,22 @@ pub struct Args {
     /// time (2024-05-01T09:00:00Z)
     #[arg(long, value_name = "DUR|TIME")]
     pub since: Option<String>,
-    /// Only events before this RFC 3339 time
-    #[arg(long, value_name = "TIME")]
+    /// Only events before this: a duration back from now (1h: an hour ago) or an RFC 3339
+    /// time
+    #[arg(long, value_name = "DUR|TIME")]
     pub until: Option<String>,
     /// At most this many events (1 to 10000) [default: 50]
     #[arg(long, value_name = "N")]
     pub limit: Option<u32>,
+    /// Only the newest N events that match (1 to 10000), still printed oldest first, like
+    /// `journalctl -n`; with --follow, these and then the new ones
+    #[arg(long, value_name = "N")]
+    pub last: Option<u32>,
     /// Continue after the last event of a previous page (its `next_cursor`)
     #[arg(long, value_name = "CURSOR")]
     pub cursor: Option<String>,
-    /// Keep printing matching events as they commit, until Ctrl-C; with --since or --cursor,
-    /// first the ones already there
+    /// Keep printing matching events as they commit, until Ctrl-C; with --since, --cursor or
+    /// --last, first the ones already there
     #[arg(short = 'f', long)]
     pub follow: bool,
 }
@@ -93,15 +98,29 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         .map(str::parse)
         .transpose()
         .map_err(|e| Error::usage(format!("invalid --since: {e}")))?;
-    let until = args
+    let until: Option<Since> = args
         .until
         .as_deref()
-        .map(parse_time)
+        .map(str::parse)
         .transpose()
-        .map_err(|e| {
-            Error::usage(format!("invalid --until: {e}"))
-                .hinted("--until takes a time; for a duration back from now, use --since")
-        })?;
+        .map_err(|e| Error::usage(format!("invalid --until: {e}")))?;
+    if let Some(n) = args.last {
+        if !(1..=MAX_LIMIT).contains(&n) {
+            return Err(Error::usage(format!(
+                "--last {n} is out of range (1 to {MAX_LIMIT})"
+            )));
+        }
+        for (given, flag) in [
+            (args.limit.is_some(), "--limit"),
+            (args.cursor.is_some(), "--cursor"),
+        ] {
+            if given {
+                return Err(Error::usage(format!(
+                    "--last prints the newest events; {flag} pages from the oldest: give one of them"
+                )));
+            }
+        }
+    }
     let actions = args
         .action
         .iter()
@@ -138,15 +157,22 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         filter.job = Some(store::get(&**db, j).await?.id);
     }
     if args.follow {
-        let history = match (&args.cursor, since) {
-            (Some(c), _) => Some(Some(events::decode_cursor(&filter, c)?)),
-            (None, Some(_)) => Some(None),
-            (None, None) => None,
+        let history = match (&args.cursor, since, args.last) {
+            (_, _, Some(n)) => History::Last(n),
+            (Some(c), _, None) => History::From(Some(events::decode_cursor(&filter, c)?)),
+            (None, Some(_), None) => History::From(None),
+            (None, None, None) => History::None,
         };
         drop(db);
         return follow(ctx, filter, history).await;
     }
-    let page = events::page(&**db, &filter, limit, args.cursor.as_deref()).await?;
+    let page = match args.last {
+        Some(n) => EventPage {
+            events: events::last(&**db, &filter, n).await?,
+            next_cursor: None,
+        },
+        None => events::page(&**db, &filter, limit, args.cursor.as_deref()).await?,
+    };
     drop(db);
     ctx.ui.emit(&EventList::new(page))?;
     Ok(Exit::Done)
@@ -158,11 +184,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
 
 /// Until Ctrl-C (or SIGTERM): exit 0. Output is written between awaits, so an interrupt
 /// never cuts a line.
-async fn follow(
-    ctx: &Context,
-    filter: EventFilter,
-    history: Option<Option<events::Position>>,
-) -> Result<Exit> {
+async fn follow(ctx: &Context, filter: EventFilter, history: History) -> Result<Exit> {
     tokio::select! {
         r = follow_loop(ctx, filter, history) => r,
         _ = super::interrupted() => Ok(Exit::Done),
@@ -182,11 +204,7 @@ async fn connect(ctx: &Context) -> std::result::Result<PooledClient, FollowError
         })
 }
 
-async fn follow_loop(
-    ctx: &Context,
-    filter: EventFilter,
-    history: Option<Option<events::Position>>,
-) -> Result<Exit> {
+async fn follow_loop(ctx: &Context, filter: EventFilter, history: History) -> Result<Exit> {
     let mut timeline = Timeline::for_follow(&ctx.ui);
     let mut client: Option<PooledClient> = None;
     let mut state: Option<Follow> = None;

@@ -352,8 +352,10 @@ impl Params {
     }
 
     /// Store a value from the connection string, overriding an earlier one (libpq's
-    /// `conninfo_storeval`, with its `requiressl` compatibility).
-    fn store(&mut self, key: &str, value: String, uri: bool) -> Result<()> {
+    /// `conninfo_storeval`, with its `requiressl` compatibility). `place` says where the
+    /// option is (`option 3`), for the error of an unknown one: the name as
+    /// typed is never quoted, it may be the tail of a password with an unquoted space.
+    fn store(&mut self, key: &str, value: String, place: &str) -> Result<()> {
         let (key, value) = match key {
             "requiressl" => (
                 "sslmode",
@@ -366,11 +368,10 @@ impl Params {
             _ => (key, value),
         };
         let Some(k) = keyword(key) else {
-            return Err(bad_string(if uri {
-                format!("unknown URL query parameter \"{key}\"")
-            } else {
-                format!("unknown option \"{key}\"")
-            }));
+            return Err(bad_string(format!(
+                "{place} is not a connection option{}",
+                suggestion(key)
+            )));
         };
         self.vals.insert(
             k.name,
@@ -412,6 +413,53 @@ impl Params {
     }
 }
 
+/// ` (did you mean "host"?)` when `typed` is a keyword with a typo; the suggestion is a name
+/// from libpq's list, never the text typed.
+fn suggestion(typed: &str) -> String {
+    let typed = typed.to_ascii_lowercase();
+    if typed.chars().count() < 3 {
+        return String::new();
+    }
+    KEYWORDS
+        .iter()
+        .map(|k| (edit_distance(&typed, k.name), k.name))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map_or_else(String::new, |(_, name)| {
+            format!(" (did you mean \"{name}\"?)")
+        })
+}
+
+/// Levenshtein distance, for [`suggestion`].
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// A value for an error message: quoted and escaped when it came from a variable or a service
+/// file (never a secret there: the password's own errors never show it), but never when it
+/// came from the connection string, where a password with an unquoted space or an unencoded
+/// `/` can shift into any other option.
+fn shown(value: &str, origin: &Origin) -> String {
+    match origin {
+        Origin::String => "the value".to_string(),
+        _ => {
+            let v: String = value.chars().take(64).collect();
+            format!("\"{}\"", crate::ui::escape(&v))
+        }
+    }
+}
+
 fn bad_string(msg: impl std::fmt::Display) -> Error {
     Error::new(
         Code::ConnectionString,
@@ -446,15 +494,17 @@ pub fn parse(s: &str) -> Result<Params> {
     {
         parse_uri(rest, &mut p)?;
     } else {
-        for (k, v) in parse_key_values(s)? {
-            p.store(&k, v, false)?;
+        for (n, (k, v)) in parse_key_values(s)?.into_iter().enumerate() {
+            p.store(&k, v, &format!("option {}", n + 1))?;
         }
     }
     Ok(p)
 }
 
 /// `key = value` pairs separated by whitespace; values may be single-quoted; a backslash
-/// escapes the next character (libpq's `conninfo_parse`).
+/// escapes the next character (libpq's `conninfo_parse`). Errors name an option by its place
+/// (`option 3`), never by its text, nor by a character position (which would tell the length
+/// of a password before it).
 fn parse_key_values(s: &str) -> Result<Vec<(String, String)>> {
     let chars: Vec<char> = s.chars().collect();
     let mut i = 0;
@@ -464,6 +514,7 @@ fn parse_key_values(s: &str) -> Result<Vec<(String, String)>> {
             i += 1;
             continue;
         }
+        let n = out.len() + 1;
         let mut key = String::new();
         while i < chars.len() && chars[i] != '=' && !chars[i].is_whitespace() {
             key.push(chars[i]);
@@ -473,7 +524,7 @@ fn parse_key_values(s: &str) -> Result<Vec<(String, String)>> {
             i += 1;
         }
         if i >= chars.len() || chars[i] != '=' {
-            return Err(bad_string(format!("missing \"=\" after \"{key}\"")));
+            return Err(bad_string(missing_equals(s, n)));
         }
         i += 1;
         while i < chars.len() && chars[i].is_whitespace() {
@@ -484,8 +535,12 @@ fn parse_key_values(s: &str) -> Result<Vec<(String, String)>> {
             i += 1;
             loop {
                 if i >= chars.len() {
+                    let name = keyword(&key).map_or_else(
+                        || format!("option {n}"),
+                        |k| format!("\"{}\" (option {n})", k.name),
+                    );
                     return Err(bad_string(format!(
-                        "unterminated quoted string in the value of \"{key}\""
+                        "the quoted value of {name} has no closing quote"
                     )));
                 }
                 match chars[i] {
@@ -525,6 +580,19 @@ fn parse_key_values(s: &str) -> Result<Vec<(String, String)>> {
     Ok(out)
 }
 
+/// Why a word of a `key=value` string has no `=`: most often it is not a `key=value` string
+/// at all (a URL with a mistyped scheme, or without one), or a value with an unquoted space
+/// before it.
+fn missing_equals(s: &str, n: usize) -> String {
+    if n == 1 && s.contains("://") {
+        return "not a URL reconctl knows: a connection URL starts with postgresql:// or postgres://".into();
+    }
+    if n == 1 && s.contains('@') {
+        return "neither key=value pairs nor a URL: a connection URL starts with postgresql:// (postgresql://user@host:port/dbname)".into();
+    }
+    format!("option {n} has no \"=\"; a value with a space must be quoted (password='a b')")
+}
+
 /// `[user[:password]@][host[:port][,...]][/dbname][?param=value&...]`, every part
 /// percent-decoded (libpq's `conninfo_uri_parse_options`). Messages name the part, never
 /// quote the URL (it may hold a password).
@@ -539,10 +607,10 @@ fn parse_uri(rest: &str, p: &mut Params) -> Result<()> {
                 None => (creds, None),
             };
             if !user.is_empty() {
-                p.store("user", decode(user, "user name")?, true)?;
+                p.store("user", decode(user, "user name")?, "")?;
             }
             if let Some(pw) = password.filter(|pw| !pw.is_empty()) {
-                p.store("password", decode(pw, "password")?, true)?;
+                p.store("password", decode(pw, "password")?, "")?;
             }
             rest = &rest[i + 1..];
         }
@@ -567,9 +635,9 @@ fn parse_uri(rest: &str, p: &mut Params) -> Result<()> {
             rest = &after[end + 1..];
             if let Some(c) = rest.chars().next() {
                 if !matches!(c, ':' | '/' | '?' | ',') {
-                    return Err(bad_string(format!(
-                        "unexpected \"{c}\" after an IPv6 host address in the URL (expected \":\" or \"/\")"
-                    )));
+                    return Err(bad_string(
+                        "an unexpected character after an IPv6 host address in the URL (expected \":\" or \"/\")",
+                    ));
                 }
             }
         } else {
@@ -596,10 +664,10 @@ fn parse_uri(rest: &str, p: &mut Params) -> Result<()> {
     }
     let host_list = hosts.join(",");
     if !host_list.is_empty() {
-        p.store("host", decode(&host_list, "host")?, true)?;
+        p.store("host", decode(&host_list, "host")?, "")?;
     }
     if any_port {
-        p.store("port", decode(&ports.join(","), "port")?, true)?;
+        p.store("port", decode(&ports.join(","), "port")?, "")?;
     }
     let mut query = None;
     match terminator {
@@ -611,7 +679,7 @@ fn parse_uri(rest: &str, p: &mut Params) -> Result<()> {
             };
             // An empty dbname is left unset, so PGDATABASE still applies (as libpq).
             if !db.is_empty() {
-                p.store("dbname", decode(db, "database name")?, true)?;
+                p.store("dbname", decode(db, "database name")?, "")?;
             }
             query = q;
         }
@@ -619,10 +687,11 @@ fn parse_uri(rest: &str, p: &mut Params) -> Result<()> {
         _ => {}
     }
     if let Some(query) = query {
-        for pair in query.split('&') {
+        for (n, pair) in query.split('&').enumerate() {
             if pair.is_empty() {
                 continue;
             }
+            let place = format!("URL query parameter {}", n + 1);
             let mut parts = pair.splitn(3, '=');
             let key = parts.next().unwrap_or_default();
             let (Some(value), None) = (parts.next(), parts.next()) else {
@@ -631,18 +700,15 @@ fn parse_uri(rest: &str, p: &mut Params) -> Result<()> {
                 } else {
                     "missing"
                 };
-                return Err(bad_string(format!(
-                    "{what} \"=\" in URL query parameter \"{}\"",
-                    key.split('=').next().unwrap_or(key)
-                )));
+                return Err(bad_string(format!("{what} \"=\" in {place}")));
             };
-            let key = decode(key, "query parameter name")?;
-            let value = decode(value, &format!("value of \"{key}\""))?;
+            let key = decode(key, &format!("name of {place}"))?;
+            let value = decode(value, &format!("value of {place}"))?;
             // JDBC's ssl=true, as libpq accepts it.
             if key == "ssl" && value == "true" {
-                p.store("sslmode", "require".into(), true)?;
+                p.store("sslmode", "require".into(), "")?;
             } else {
-                p.store(&key, value, true)?;
+                p.store(&key, value, &place)?;
             }
         }
     }
@@ -921,10 +987,13 @@ fn split_list(s: &str) -> Vec<&str> {
 
 /// libpq's `pqParseIntParam`: an integer, surrounding whitespace allowed.
 fn int_param(key: &str, value: &str, origin: &Origin) -> Result<i64> {
-    value
-        .trim()
-        .parse::<i64>()
-        .map_err(|_| bad_value(key, origin, format!("\"{value}\" is not an integer")))
+    value.trim().parse::<i64>().map_err(|_| {
+        bad_value(
+            key,
+            origin,
+            format!("{} is not an integer", shown(value, origin)),
+        )
+    })
 }
 
 fn seconds(p: &Params, key: &str) -> Result<Option<Duration>> {
@@ -948,7 +1017,11 @@ fn choice<T: Copy>(p: &Params, key: &str, options: &[(&str, T)]) -> Result<T> {
             bad_value(
                 key,
                 origin,
-                format!("\"{value}\" is not one of {}", names.join(", ")),
+                format!(
+                    "{} is not one of {}",
+                    shown(value, origin),
+                    names.join(", ")
+                ),
             )
         })
 }
@@ -964,12 +1037,15 @@ fn tls_version(p: &Params, key: &str) -> Result<Option<TlsVersion>> {
         "tlsv1" | "tlsv1.1" => Err(bad_value(
             key,
             origin,
-            format!("\"{v}\": reconctl speaks TLS 1.2 and 1.3 only"),
+            format!("{}: reconctl speaks TLS 1.2 and 1.3 only", shown(v, origin)),
         )),
         _ => Err(bad_value(
             key,
             origin,
-            format!("\"{v}\" is not one of TLSv1, TLSv1.1, TLSv1.2, TLSv1.3"),
+            format!(
+                "{} is not one of TLSv1, TLSv1.1, TLSv1.2, TLSv1.3",
+                shown(v, origin)
+            ),
         )),
     }
 }
@@ -1050,7 +1126,7 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
                 bad_value(
                     "port",
                     &port_origin,
-                    format!("invalid port number \"{port_text}\""),
+                    format!("invalid port number: {}", shown(port_text, &port_origin)),
                 )
             })?
         };
@@ -1059,7 +1135,10 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
                 bad_value(
                     "hostaddr",
                     &p.origin("hostaddr"),
-                    format!("\"{a}\" is not a numeric IP address"),
+                    format!(
+                        "{} is not a numeric IP address",
+                        shown(a, &p.origin("hostaddr"))
+                    ),
                 )
             })?),
             None => None,
@@ -1452,9 +1531,19 @@ mod tests {
         for (s, needle) in [
             ("postgres://u:hunter2@h:notaport/db", "\"port\""),
             ("postgres://u:hunter2@h/db?sslmode=bogus", "\"sslmode\""),
-            ("postgres://u:hunter2@h/db?nosuch=1", "\"nosuch\""),
+            (
+                "postgres://u:hunter2@h/db?nosuch=1",
+                "URL query parameter 1",
+            ),
+            ("postgres://u:hunter2@h/db?hots=x", "did you mean \"host\""),
             ("host=h password='hunter2", "\"password\""),
-            ("host=h password=hunter2 bogus", "\"bogus\""),
+            ("host=h password=hunter2 bogus", "option 3 has no \"=\""),
+            (
+                "host=h password=hunter2 bogus=1",
+                "option 3 is not a connection option",
+            ),
+            ("postgresq://u:hunter2@h/db", "postgresql://"),
+            ("u:hunter2@h/db", "postgresql://"),
             ("host=h password=hunter2 sslcrl=/x", "\"sslcrl\""),
             (
                 "postgres://u:hunter2@h/db?connect_timeout=x",
@@ -1465,7 +1554,9 @@ mod tests {
             let err = resolve(Some(s), &env()).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{s}: {}", err.message());
             assert!(err.message().contains(needle), "{s}: {}", err.message());
-            assert!(!err.message().contains("hunter2"), "{s}: {}", err.message());
+            for part in ["hunter2", "bogus", "u:"] {
+                assert!(!err.message().contains(part), "{s}: {}", err.message());
+            }
         }
         let err = resolve(None, &env().with_var("PGSSLMODE", "nope")).unwrap_err();
         assert!(err.message().contains("PGSSLMODE"), "{}", err.message());

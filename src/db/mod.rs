@@ -150,7 +150,9 @@ impl Target {
             "-c statement_timeout={} -c lock_timeout={} -c idle_in_transaction_session_timeout={}",
             l.statement_timeout.as_millis(),
             l.lock_timeout.as_millis(),
-            (l.statement_timeout.as_millis() * 3).max(30_000),
+            // Three statements' worth, but never above what PostgreSQL accepts (an int of
+            // milliseconds), so every statement timeout the flag takes can connect.
+            (l.statement_timeout.as_millis() * 3).clamp(30_000, i32::MAX as u128),
         );
         if l.read_only {
             opts.push_str(" -c default_transaction_read_only=on");

@@ -34,7 +34,7 @@ pub fn lookup(file: &Path, host: &str, port: &str, dbname: &str, user: &str) -> 
             file.display()
         ));
     }
-    let Ok(bytes) = std::fs::read(file) else {
+    let Ok(bytes) = crate::files::read_regular(file, crate::files::SETTINGS_FILE_CAP) else {
         return Lookup::None;
     };
     let text = String::from_utf8_lossy(&bytes);

@@ -72,12 +72,14 @@ pub(super) fn entries(name: &str, files: &Files) -> Result<Vec<Entry>> {
 /// Read `file`'s section `[service]`: its entries, or `None` when the file has no such
 /// section.
 fn parse_file(file: &Path, service: &str) -> Result<Option<Vec<Entry>>> {
-    let text = std::fs::read_to_string(file).map_err(|e| {
-        error(format!(
-            "service file \"{}\" not found ({e})",
-            file.display()
-        ))
+    let bytes = crate::files::read_regular(file, crate::files::SETTINGS_FILE_CAP).map_err(|e| {
+        let why = match e {
+            crate::files::FileError::Io(e) => format!("not found ({e})"),
+            refused => format!("refused: {refused}"),
+        };
+        error(format!("service file \"{}\" {why}", file.display()))
     })?;
+    let text = String::from_utf8_lossy(&bytes);
     let mut in_group = false;
     let mut found = false;
     let mut entries = Vec::new();

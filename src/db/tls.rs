@@ -103,7 +103,7 @@ fn roots(s: &Settings) -> Result<Option<Trust>> {
 }
 
 fn load_roots(path: &Path) -> Result<Trust> {
-    let pem = fs::read(path).map_err(|e| {
+    let pem = crate::files::read_regular(path, crate::files::SETTINGS_FILE_CAP).map_err(|e| {
         file_error(format!(
             "could not read root certificate file \"{}\": {e}",
             path.display()
@@ -187,12 +187,13 @@ fn client_cert(s: &Settings) -> Result<Option<ClientCert>> {
             )))
         }
     }
-    let pem = fs::read(&cert_path).map_err(|e| {
-        file_error(format!(
-            "could not read certificate file \"{}\": {e}",
-            cert_path.display()
-        ))
-    })?;
+    let pem =
+        crate::files::read_regular(&cert_path, crate::files::SETTINGS_FILE_CAP).map_err(|e| {
+            file_error(format!(
+                "could not read certificate file \"{}\": {e}",
+                cert_path.display()
+            ))
+        })?;
     let certs: Vec<CertificateDer<'static>> = rustls_pemfile::certs(&mut pem.as_slice())
         .collect::<std::result::Result<_, _>>()
         .map_err(|e| {
@@ -244,12 +245,13 @@ fn client_cert(s: &Settings) -> Result<Option<ClientCert>> {
         ))
         .hinted(format!("chmod 0600 {}", key_path.display())));
     }
-    let pem = fs::read(&key_path).map_err(|e| {
-        file_error(format!(
-            "could not read private key file \"{}\": {e}",
-            key_path.display()
-        ))
-    })?;
+    let pem =
+        crate::files::read_regular(&key_path, crate::files::SETTINGS_FILE_CAP).map_err(|e| {
+            file_error(format!(
+                "could not read private key file \"{}\": {e}",
+                key_path.display()
+            ))
+        })?;
     let key = rustls_pemfile::private_key(&mut pem.as_slice())
         .ok()
         .flatten()

@@ -90,7 +90,8 @@ fn is_destination_action(a: &str) -> bool {
     PauseAction::ALL.iter().any(|p| p.as_str() == a)
 }
 
-/// The start of `--since`: a time, or a duration back from the database's clock.
+/// A bound in time (`--since`, `--until`): a time, or a duration back from the database's
+/// clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Since {
     Ago(Duration),
@@ -106,7 +107,7 @@ pub fn parse_time(s: &str) -> std::result::Result<DateTime<Utc>, String> {
         .map_err(|_| {
             format!(
                 "`{}` is not an RFC 3339 time (e.g. 2024-05-01T10:00:00Z; the offset is required)",
-                s.chars().take(100).collect::<String>()
+                crate::ui::escape(&s.chars().take(100).collect::<String>())
             )
         })
 }
@@ -119,8 +120,8 @@ impl FromStr for Since {
         }
         parse_time(s).map(Since::At).map_err(|_| {
             format!(
-                "`{}` is neither a duration (90s, 15m, 2h, 1d) nor an RFC 3339 time (2024-05-01T10:00:00Z)",
-                s.trim().chars().take(100).collect::<String>()
+                "`{}` is neither a duration (90s, 15m, 2h, 1d) nor an RFC 3339 time (2024-05-01T10:00:00Z; the offset is required)",
+                crate::ui::escape(&s.trim().chars().take(100).collect::<String>())
             )
         })
     }
@@ -139,7 +140,40 @@ pub struct EventFilter {
     /// At or after.
     pub since: Option<Since>,
     /// Before (exclusive, so `--until T` and `--since T` split a day without overlap).
-    pub until: Option<DateTime<Utc>>,
+    pub until: Option<Since>,
+}
+
+impl Since {
+    /// This bound as SQL over the database's clock, its parameter bound to `sql`.
+    fn sql(self, sql: &mut EventSql) -> String {
+        match self {
+            Since::Ago(d) => format!(
+                "now() - make_interval(secs => {}::float8)",
+                sql.bind(d.as_secs_f64())
+            ),
+            Since::At(t) => format!("{}::timestamptz", sql.bind(t)),
+        }
+    }
+
+    /// The same bound as a time, `now` being the database's clock now.
+    pub fn fixed(self, now: DateTime<Utc>) -> Since {
+        match self {
+            Since::At(t) => Since::At(t),
+            Since::Ago(d) => Since::At(
+                chrono::Duration::from_std(d)
+                    .ok()
+                    .and_then(|d| now.checked_sub_signed(d))
+                    .unwrap_or(DateTime::<Utc>::MIN_UTC),
+            ),
+        }
+    }
+
+    fn key(self) -> String {
+        match self {
+            Since::Ago(d) => format!("ago:{}", d.as_millis()),
+            Since::At(t) => format!("at:{}", t.timestamp_micros()),
+        }
+    }
 }
 
 impl EventFilter {
@@ -187,11 +221,12 @@ impl EventFilter {
     fn fingerprint(&self) -> Fingerprint {
         let job = self.job.map(|j| j.to_string());
         let actions = self.actions().join(",");
-        let since = self.since.map(|s| match s {
-            Since::Ago(d) => format!("ago:{}", d.as_millis()),
-            Since::At(t) => format!("at:{}", t.timestamp_micros()),
+        let since = self.since.map(Since::key);
+        // A time keeps the key it had when --until took only a time (cursors stay valid).
+        let until = self.until.map(|u| match u {
+            Since::At(t) => t.timestamp_micros().to_string(),
+            ago => ago.key(),
         });
-        let until = self.until.map(|t| t.timestamp_micros().to_string());
         FingerprintBuilder::new("events")
             .field("job", job.as_deref())
             .field("destination", self.destination.as_deref())
@@ -563,20 +598,33 @@ pub fn page_sql(
     limit: u32,
     visible_in: Option<&str>,
 ) -> EventSql {
+    keyset_sql(filter, after, i64::from(limit) + 1, visible_in, "")
+}
+
+/// The newest `n` events that match, newest first (`--last N`; the caller prints them
+/// oldest first), by the same indexes read backwards. `visible_in` as for [`page_sql`].
+pub fn last_sql(filter: &EventFilter, n: u32, visible_in: Option<&str>) -> EventSql {
+    keyset_sql(filter, None, i64::from(n), visible_in, " DESC")
+}
+
+/// [`page_sql`] and [`last_sql`]: `limit` rows in keyset order (`direction` "" or " DESC").
+fn keyset_sql(
+    filter: &EventFilter,
+    after: Option<Position>,
+    limit: i64,
+    visible_in: Option<&str>,
+    direction: &str,
+) -> EventSql {
     let mut sql = EventSql::new();
     let mut shared: Vec<(Source, String)> = Vec::new();
     let keyset = after.map(|p| (sql.bind(p.at), sql.bind(p.id)));
     // With a cursor, `--since` is implied (the cursor's event was at or after it) and is not
     // repeated: `--since 1h` would otherwise move with the clock between pages.
     let since = match (after, filter.since) {
-        (None, Some(Since::Ago(d))) => Some(format!(
-            "now() - make_interval(secs => {}::float8)",
-            sql.bind(d.as_secs_f64())
-        )),
-        (None, Some(Since::At(t))) => Some(format!("{}::timestamptz", sql.bind(t))),
+        (None, Some(s)) => Some(s.sql(&mut sql)),
         _ => None,
     };
-    let until = filter.until.map(|t| sql.bind(t));
+    let until = filter.until.map(|u| u.sql(&mut sql));
     let snapshot = visible_in.map(|s| sql.bind(s.to_string()));
     for source in [Source::Jobs, Source::Legacy, Source::Destinations] {
         let (k, r) = (source.key(), source.row());
@@ -590,7 +638,7 @@ pub fn page_sql(
             c.push(format!("{k}.at >= {s}"));
         }
         if let Some(u) = &until {
-            c.push(format!("{k}.at < {u}::timestamptz"));
+            c.push(format!("{k}.at < {u}"));
         }
         if let Some(s) = &snapshot {
             c.push(format!(
@@ -602,7 +650,7 @@ pub fn page_sql(
         }
     }
     let branches = branches(&mut sql, filter, true);
-    let limit = sql.bind(i64::from(limit) + 1);
+    let limit = sql.bind(limit);
     let branch_sql = |b: &Branch| {
         let k = b.source.key();
         let mut conds = b.conditions.clone();
@@ -613,7 +661,7 @@ pub fn page_sql(
                 .map(|(_, c)| c.clone()),
         );
         format!(
-            "{}{} ORDER BY {k}.at, {k}.id LIMIT {limit}",
+            "{}{} ORDER BY {k}.at{direction}, {k}.id{direction} LIMIT {limit}",
             b.source.select(),
             where_clause(&conds)
         )
@@ -626,7 +674,7 @@ pub fn page_sql(
                 .map(|b| format!("({})", branch_sql(b)))
                 .collect();
             format!(
-                "SELECT * FROM ({}) AS ev ORDER BY at, id LIMIT {limit}",
+                "SELECT * FROM ({}) AS ev ORDER BY at{direction}, id{direction} LIMIT {limit}",
                 parts.join(" UNION ALL ")
             )
         }
@@ -662,6 +710,32 @@ pub async fn page<C: GenericClient>(
         events,
         next_cursor,
     })
+}
+
+/// The newest `n` events that match, printed oldest first (`--last N`, like `journalctl -n`).
+pub async fn last<C: GenericClient>(
+    client: &C,
+    filter: &EventFilter,
+    n: u32,
+) -> Result<Vec<TrailEvent>> {
+    read_last(client, filter, n, None)
+        .await
+        .map_err(|f| f.error)
+}
+
+async fn read_last<C: GenericClient>(
+    client: &C,
+    filter: &EventFilter,
+    n: u32,
+    visible_in: Option<&str>,
+) -> std::result::Result<Vec<TrailEvent>, FollowError> {
+    let rows = last_sql(filter, n, visible_in).run(client).await?;
+    let mut events = rows
+        .iter()
+        .map(|r| TrailEvent::from_row_at(r, 0))
+        .collect::<Result<Vec<_>>>()?;
+    events.reverse();
+    Ok(events)
 }
 
 async fn read_page<C: GenericClient>(
@@ -733,27 +807,26 @@ impl Snapshot {
 
 /// The events of the transactions that finished after `seen` (and, when draining a delta
 /// bigger than a batch, before `until`, after the event id `after`), oldest id first, with
-/// the snapshot the statement read them in (`snap`: first column, in the one row there is
-/// when no event matched).
+/// the snapshot the statement read them in, the server's start time and the statement's
+/// time (`snap`, `started`, `ts`: the first columns, in the one row there is when no event
+/// matched). `began_after`: after a server restart, also every event whose transaction began
+/// at or after this time, whatever its xid (see [`Follow`]'s "Across a restart").
 pub fn delta_sql(
     filter: &EventFilter,
     seen: &Snapshot,
     drain: Option<(&Snapshot, i64)>,
+    began_after: Option<DateTime<Utc>>,
     limit: u32,
 ) -> EventSql {
     let mut sql = EventSql::new();
     let xmax = sql.bind(seen.xmax.to_string());
     let xip = sql.bind(seen.xip.iter().map(u64::to_string).collect::<Vec<_>>());
     let drain = drain.map(|(until, after)| (sql.bind(until.text.clone()), sql.bind(after)));
-    let since = match filter.since {
-        Some(Since::Ago(d)) => Some(format!(
-            "now() - make_interval(secs => {}::float8)",
-            sql.bind(d.as_secs_f64())
-        )),
-        Some(Since::At(t)) => Some(format!("{}::timestamptz", sql.bind(t))),
-        None => None,
-    };
-    let until = filter.until.map(|t| sql.bind(t));
+    let began_after = began_after.map(|t| sql.bind(t));
+    // A follower's bounds are times (fixed by `Follow::start`); a duration here would move
+    // with the clock at every poll and drop what began before it.
+    let since = filter.since.map(|s| s.sql(&mut sql));
+    let until = filter.until.map(|u| u.sql(&mut sql));
     let branches = branches(&mut sql, filter, false);
     let limit = sql.bind(i64::from(limit));
     let parts: Vec<String> = branches
@@ -761,8 +834,12 @@ pub fn delta_sql(
         .map(|b| {
             let r = b.source.row();
             let mut c = b.conditions.clone();
+            let restarted = began_after
+                .as_ref()
+                .map(|t| format!(" OR {r}.at >= {t}::timestamptz"))
+                .unwrap_or_default();
             c.push(format!(
-                "({r}.xid >= {xmax}::text::xid8 OR {r}.xid = ANY({xip}::text[]::xid8[]))"
+                "({r}.xid >= {xmax}::text::xid8 OR {r}.xid = ANY({xip}::text[]::xid8[]){restarted})"
             ));
             if let Some((u, a)) = &drain {
                 c.push(format!(
@@ -773,7 +850,7 @@ pub fn delta_sql(
                 c.push(format!("{r}.at >= {s}"));
             }
             if let Some(u) = &until {
-                c.push(format!("{r}.at < {u}::timestamptz"));
+                c.push(format!("{r}.at < {u}"));
             }
             format!("({}{})", b.source.select(), where_clause(&c))
         })
@@ -782,9 +859,11 @@ pub fn delta_sql(
     // The delta is computed whole (few rows: what committed since the last look, found by
     // ix_job_events_xid), then ordered; never a walk of the log in id order.
     sql.text = format!(
-        "WITH s AS MATERIALIZED (SELECT pg_current_snapshot()::text AS snap),
+        "WITH s AS MATERIALIZED (SELECT pg_current_snapshot()::text AS snap,
+                pg_postmaster_start_time() AS started, statement_timestamp() AS ts),
          delta AS MATERIALIZED ({delta})
-         SELECT s.snap, p.* FROM s LEFT JOIN (SELECT * FROM delta ORDER BY id LIMIT {limit}) AS p ON true
+         SELECT s.snap, s.started, s.ts, p.* FROM s
+         LEFT JOIN (SELECT * FROM delta ORDER BY id LIMIT {limit}) AS p ON true
          ORDER BY p.id"
     );
     sql
@@ -847,20 +926,63 @@ pub struct Step {
 enum Phase {
     /// Paging through the history (events finished in `start`), from `after`.
     History { after: Option<Position> },
+    /// The newest `n` events finished in `start` (`--last N`), then live.
+    Last(u32),
     /// Printing what finishes after `seen`; `drain`: a delta bigger than a batch, being read
     /// up to its snapshot, after the event id printed last.
     Live { drain: Option<(Snapshot, i64)> },
 }
 
+/// What `--follow` prints before the live events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum History {
+    /// Nothing: only what commits from now on.
+    None,
+    /// The events already committed that match (from `--since`), or those after a
+    /// `--cursor` position.
+    From(Option<Position>),
+    /// The newest N that match (`--last N`).
+    Last(u32),
+}
+
+impl From<Option<Option<Position>>> for History {
+    fn from(h: Option<Option<Position>>) -> History {
+        h.map_or(History::None, History::From)
+    }
+}
+
+/// How far before the last look a restart's re-read reaches, and how long printed events are
+/// remembered to drop a second copy: room for the clocks of two servers of a failover.
+const RESTART_MARGIN: Duration = Duration::from_secs(5);
+
 /// The state of `events --follow`: what has been printed, as a snapshot. It lives in
 /// memory across reconnections, so a new connection resumes exactly where the old one
 /// stopped (no event twice, none lost).
+///
+/// **Across a restart.** After a crash (or a failover) the server can hand out again the
+/// transaction ids of transactions whose WAL it never flushed (`synchronous_commit = off`):
+/// `seen` then counts new transactions as finished long ago, and the delta would skip their
+/// events. Every look also reads `pg_postmaster_start_time()`; when it changed, the follower
+/// reads, besides the delta, every event whose transaction began at or after the last look
+/// before the restart (less [`RESTART_MARGIN`]): a transaction of the new server began after
+/// it started, so after that look. Events printed meanwhile are remembered by (id, xid, at)
+/// for that long and never printed twice. An event printed before the crash whose commit the
+/// crash lost cannot be taken back: it is the server's own asynchronous-commit window.
 #[derive(Debug, Clone)]
 pub struct Follow {
     filter: EventFilter,
     /// Every event of a transaction finished in this snapshot has been printed (or was
     /// before the start): the live phase prints what finishes after it.
     seen: Snapshot,
+    /// The server's clock at the statement that took `seen`.
+    seen_at: DateTime<Utc>,
+    /// The server's start time as last seen (`pg_postmaster_start_time()`).
+    server_start: DateTime<Utc>,
+    /// After a restart, until a delta has been read whole: events whose transaction began at
+    /// or after this are read whatever their xid.
+    restarted: Option<DateTime<Utc>>,
+    /// Events printed lately (id, xid → at), to drop a second copy after a restart.
+    printed: std::collections::HashMap<(i64, Option<u64>), DateTime<Utc>>,
     phase: Phase,
     batch: u32,
 }
@@ -869,25 +991,38 @@ pub struct Follow {
 pub const FOLLOW_BATCH: u32 = 1000;
 
 impl Follow {
-    /// Start following now. With `history`, first print the events already committed that
-    /// match (from `--since`, or after a `--cursor` position), then the new ones; without,
-    /// only the new ones.
+    /// Start following now. With a history, first print the events already committed that
+    /// match (from `--since`, or after a `--cursor` position, or the newest N), then the new
+    /// ones; without, only the new ones. A `--since` or `--until` given as a duration is
+    /// fixed here to a time on the database's clock: it never moves while following.
     pub async fn start<C: GenericClient>(
         client: &C,
-        filter: EventFilter,
-        history: Option<Option<Position>>,
+        mut filter: EventFilter,
+        history: impl Into<History>,
     ) -> std::result::Result<Follow, FollowError> {
         let row = client
-            .query_typed_one("SELECT pg_current_snapshot()::text", &[])
+            .query_typed_one(
+                "SELECT pg_current_snapshot()::text, statement_timestamp(), pg_postmaster_start_time()",
+                &[],
+            )
             .await?;
         let seen = Snapshot::parse(row.try_get(0).map_err(FollowError::from)?)?;
-        let phase = match history {
-            Some(after) => Phase::History { after },
-            None => Phase::Live { drain: None },
+        let now: DateTime<Utc> = row.try_get(1).map_err(FollowError::from)?;
+        let server_start: DateTime<Utc> = row.try_get(2).map_err(FollowError::from)?;
+        filter.since = filter.since.map(|s| s.fixed(now));
+        filter.until = filter.until.map(|u| u.fixed(now));
+        let phase = match history.into() {
+            History::From(after) => Phase::History { after },
+            History::Last(n) => Phase::Last(n),
+            History::None => Phase::Live { drain: None },
         };
         Ok(Follow {
             filter,
             seen,
+            seen_at: now,
+            server_start,
+            restarted: None,
+            printed: std::collections::HashMap::new(),
             phase,
             batch: FOLLOW_BATCH,
         })
@@ -902,6 +1037,23 @@ impl Follow {
     /// The snapshot everything before has been printed in.
     pub fn seen(&self) -> &Snapshot {
         &self.seen
+    }
+
+    /// The filter as followed (`--since` and `--until` fixed to times).
+    pub fn filter(&self) -> &EventFilter {
+        &self.filter
+    }
+
+    /// Remember what is printed (see "Across a restart"), and drop what was printed before.
+    fn remember(&mut self, events: Vec<TrailEvent>) -> Vec<TrailEvent> {
+        let fresh: Vec<TrailEvent> = events
+            .into_iter()
+            .filter(|e| self.printed.get(&(e.id, e.xid)) != Some(&e.at))
+            .collect();
+        for e in &fresh {
+            self.printed.insert((e.id, e.xid), e.at);
+        }
+        fresh
     }
 
     /// One statement: the next history page or the next live delta. The state advances only
@@ -929,6 +1081,13 @@ impl Follow {
                 } else {
                     Phase::Live { drain: None }
                 };
+                let events = self.remember(events);
+                Ok(Step { events, more: true })
+            }
+            Phase::Last(n) => {
+                let events = read_last(client, &self.filter, n, Some(self.seen.as_str())).await?;
+                self.phase = Phase::Live { drain: None };
+                let events = self.remember(events);
                 Ok(Step { events, more: true })
             }
             Phase::Live { drain } => {
@@ -936,6 +1095,7 @@ impl Follow {
                     &self.filter,
                     &self.seen,
                     drain.as_ref().map(|(s, a)| (s, *a)),
+                    self.restarted,
                     self.batch,
                 );
                 let rows = sql.run(client).await?;
@@ -943,25 +1103,51 @@ impl Follow {
                     .first()
                     .ok_or_else(|| Error::bug("the follow statement returned no row"))?;
                 let now = Snapshot::parse(first.try_get(0).map_err(FollowError::from)?)?;
+                let started: DateTime<Utc> = first.try_get(1).map_err(FollowError::from)?;
+                let ts: DateTime<Utc> = first.try_get(2).map_err(FollowError::from)?;
+                if started != self.server_start {
+                    // A restart since the last look: this delta read with a snapshot of the
+                    // old server. Read again, from before the last look (see "Across a
+                    // restart"); what is printed twice is dropped.
+                    let from =
+                        self.seen_at - chrono::Duration::from_std(RESTART_MARGIN).expect("5s");
+                    self.restarted = Some(self.restarted.map_or(from, |r| r.min(from)));
+                    self.server_start = started;
+                    self.phase = Phase::Live { drain: None };
+                    return Ok(Step {
+                        events: Vec::new(),
+                        more: true,
+                    });
+                }
                 let mut events = Vec::with_capacity(rows.len());
                 for row in &rows {
-                    let id: Option<i64> = row.try_get(1).map_err(FollowError::from)?;
+                    let id: Option<i64> = row.try_get(3).map_err(FollowError::from)?;
                     if id.is_some() {
-                        events.push(TrailEvent::from_row_at(row, 1)?);
+                        events.push(TrailEvent::from_row_at(row, 3)?);
                     }
                 }
                 let full = events.len() >= self.batch as usize;
+                let last = events.last().map(|e| e.id);
+                let events = self.remember(events);
                 // The delta ends at the snapshot it started in: later commits belong to the
                 // next one (their ids may be lower than the last one printed).
-                let end = drain.map_or(now, |(s, _)| s);
                 if full {
-                    let last = events.last().expect("a full batch").id;
+                    let end = drain.map_or(now, |(s, _)| s);
                     self.phase = Phase::Live {
-                        drain: Some((end, last)),
+                        drain: Some((end, last.expect("a full batch"))),
                     };
                 } else {
-                    self.seen = end;
+                    if let Some((s, _)) = drain {
+                        self.seen = s;
+                    } else {
+                        self.seen = now;
+                        self.seen_at = ts;
+                    }
+                    self.restarted = None;
                     self.phase = Phase::Live { drain: None };
+                    let keep =
+                        self.seen_at - chrono::Duration::from_std(RESTART_MARGIN).expect("5s");
+                    self.printed.retain(|_, at| *at >= keep);
                 }
                 Ok(Step { events, more: full })
             }
@@ -1096,7 +1282,7 @@ mod tests {
         // Two job actions (a branch each), the older events, the destination events.
         assert_eq!(sql.text.matches("UNION ALL").count(), 3, "{}", sql.text);
         let seen = Snapshot::parse("10:12:10").unwrap();
-        let delta = delta_sql(&f, &seen, None, 100);
+        let delta = delta_sql(&f, &seen, None, None, 100);
         assert!(!delta.text.contains("DROP"), "{}", delta.text);
         assert!(!delta.text.contains("job_event_destinations"));
     }

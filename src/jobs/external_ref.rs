@@ -51,6 +51,24 @@ pub fn payload_hash(payload: &[u8]) -> String {
     hex::encode(Sha256::digest(payload))
 }
 
+/// [`payload_hash`] of a payload read in pieces (a file streamed, never whole in memory).
+#[derive(Default)]
+pub struct PayloadHasher(Sha256);
+
+impl PayloadHasher {
+    pub fn new() -> PayloadHasher {
+        PayloadHasher::default()
+    }
+
+    pub fn update(&mut self, chunk: &[u8]) {
+        self.0.update(chunk);
+    }
+
+    pub fn finish(self) -> String {
+        hex::encode(self.0.finalize())
+    }
+}
+
 pub fn is_external_ref(s: &str) -> bool {
     s.len() == 68
         && s.starts_with("pub_")

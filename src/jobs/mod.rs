@@ -12,7 +12,7 @@ pub mod store;
 pub mod sweep;
 pub mod worker;
 
-pub use external_ref::{external_ref, payload_hash, BusinessKey};
+pub use external_ref::{external_ref, payload_hash, BusinessKey, PayloadHasher};
 pub use model::{Event, EventAction, Job};
 pub use state::{Action, Role, State, Transition, TRANSITIONS};
 pub use store::{guarded_move, guarded_move_or_conflict, JobRef, MoveOutcome, MoveRequest};

@@ -16,6 +16,15 @@
 //! before the pause or sees it: none is granted after it. The wait is as long as the slowest
 //! claim in progress (milliseconds), bounded by the lock timeout (exit 6, nothing changed).
 //! Resumes and expiries need no lock: a claim that misses one only waits for the next claim.
+//!
+//! **Claims in REPEATABLE READ or SERIALIZABLE.** Such a claim reads in its transaction's
+//! snapshot, which may predate the pause: the lock above cannot help it. So a pause also
+//! updates the one row of `destination_pause_clock` (migrations/V7), and such a claim locks
+//! that row `FOR SHARE` ([`crate::jobs::worker::claim_sql`]): PostgreSQL refuses to lock a row
+//! updated after the transaction's snapshot (SQLSTATE 40001), so the claim is refused rather
+//! than blind; its worker claims again in a new transaction, which sees the pause. Refusing
+//! is the only choice: inside that transaction no statement can see the pause, so a re-check
+//! there would read the same old snapshot.
 
 use std::time::Duration;
 
@@ -220,8 +229,10 @@ pub fn pause_sql() -> String {
     )
 }
 
-/// See the module's "Why a pause takes a lock".
-pub const LOCK_SQL: &str = "LOCK TABLE destination_pauses IN ACCESS EXCLUSIVE MODE";
+/// See the module's "Why a pause takes a lock" and "Claims in REPEATABLE READ or
+/// SERIALIZABLE": the table lock, then the clock row a claim in a snapshot transaction locks.
+pub const LOCK_SQL: &str = "LOCK TABLE destination_pauses IN ACCESS EXCLUSIVE MODE; \
+    UPDATE destination_pause_clock SET pauses = pauses + 1, changed_at = now()";
 
 /// `$1` destination, `$2` reason, `$3` actor. Ends a pause in force and records the resume,
 /// in one statement; nothing (no row) when the destination is not paused.

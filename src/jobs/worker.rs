@@ -154,15 +154,27 @@ pub async fn reserve<C: GenericClient>(
 ///   returns at once instead of walking its whole backlog to find nothing.
 ///
 /// Both read `destination_pauses`, so every claim holds its lock that a pause waits for
-/// (see [`pause`]'s "Why a pause takes a lock").
+/// (see [`pause`]'s "Why a pause takes a lock"). A claim in a REPEATABLE READ or SERIALIZABLE
+/// transaction also locks the pause clock's row (`pause_clock`, a one-time filter): refused
+/// (40001) when a pause committed after its snapshot (see [`pause`]'s "Claims in REPEATABLE
+/// READ or SERIALIZABLE").
 pub fn skip_paused() -> String {
     format!(
         "      AND ($1::text IS NOT NULL OR {})
       AND ($1::text IS NULL OR NOT EXISTS (SELECT 1 FROM destination_pauses p
-          WHERE p.destination = $1::text AND (p.until IS NULL OR p.until > now())))",
+          WHERE p.destination = $1::text AND (p.until IS NULL OR p.until > now())))
+      AND (SELECT count(*) FROM pause_clock) >= 0",
         pause::NOT_PAUSED
     )
 }
+
+/// The clock row, locked only outside READ COMMITTED (where every statement's snapshot comes
+/// after the pause's table lock, and the row would only cost the workers a shared lock each).
+const PAUSE_CLOCK_CTE: &str = "pause_clock AS (
+    SELECT 1 FROM destination_pause_clock
+    WHERE current_setting('transaction_isolation') <> 'read committed'
+    FOR SHARE
+)";
 
 /// The claim of the oldest claimable job, its move and its event, in one statement (`$1`
 /// destination or NULL, `$2` owner, `$3` lease seconds). The states are written as literals
@@ -172,7 +184,7 @@ pub fn claim_sql() -> String {
     let from = State::literals(Action::Claim.from());
     format!(
         "
-WITH c AS (
+WITH {PAUSE_CLOCK_CTE}, c AS (
     SELECT j.id, j.state AS from_state FROM publication_jobs j
     WHERE j.state IN ({from}) AND ($1::text IS NULL OR j.destination = $1::text)
 {skip_paused}
@@ -227,7 +239,16 @@ pub async fn claim<C: GenericClient>(
             CLAIM_SQL.as_str(),
             &[&destination, &owner, &lease.as_secs_f64()],
         )
-        .await?;
+        .await
+        .map_err(|e| {
+            if e.code() == Some(&tokio_postgres::error::SqlState::T_R_SERIALIZATION_FAILURE) {
+                return Error::busy(
+                    "busy: the claim was refused: a destination was paused (or its pause changed) after this transaction's snapshot was taken, so the snapshot cannot tell which jobs may be claimed",
+                )
+                .rehinted("nothing was claimed; roll back and claim again in a new transaction, which sees the pause");
+            }
+            Error::from(e)
+        })?;
     rows.first().map(Job::from_row).transpose()
 }
 

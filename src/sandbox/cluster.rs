@@ -5,6 +5,12 @@
 //!
 //! PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user
 //! (Debian's package creates it), as in `scripts/lib/pg.sh`.
+//!
+//! **A sandbox killed with SIGKILL** cannot stop its server: `pg_ctl start` detaches the
+//! postmaster, which would run on in its temporary directory for ever. So each cluster's
+//! directory names its owner ([`OWNER_FILE`]: the owning process's pid and start time, which
+//! tell it from a later process given the same pid), and every new cluster first stops and
+//! removes the clusters of its kind whose owner is gone ([`reap_abandoned`]).
 
 use std::io::Write;
 use std::net::TcpListener;
@@ -142,13 +148,91 @@ pub fn as_owner(owner: Option<&str>, program: &Path) -> Command {
     }
 }
 
+/// In a cluster's directory: `PID START` of the process that owns it (START: the process's
+/// start time in clock ticks since boot, field 22 of `/proc/PID/stat`).
+pub const OWNER_FILE: &str = "reconctl-owner";
+
+/// A process's start time (clock ticks since boot), if it is running.
+fn process_start(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether the owner named in `dir`'s [`OWNER_FILE`] is gone. `None`: the file is missing or
+/// unreadable (a cluster being set up right now, or not one of ours): leave it alone.
+fn owner_gone(dir: &Path) -> Option<bool> {
+    let text = std::fs::read_to_string(dir.join(OWNER_FILE)).ok()?;
+    let mut words = text.split_whitespace();
+    let pid: u32 = words.next()?.parse().ok()?;
+    let start: u64 = words.next()?.parse().ok()?;
+    Some(process_start(pid) != Some(start))
+}
+
+/// Stop and remove the clusters a killed sandbox left: in `dir`'s grandparent, every
+/// directory named like `dir`'s parent (the same prefix before its last `-`) holding a
+/// cluster directory named like `dir` whose owner is gone. Returns the directories removed.
+/// Best effort: a cluster that cannot be stopped is left for the next time.
+pub fn reap_abandoned(dir: &Path, bin: &Path) -> Vec<PathBuf> {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        return Vec::new();
+    };
+    let (Some(root), Some(parent_name)) = (parent.parent(), parent.file_name()) else {
+        return Vec::new();
+    };
+    let parent_name = parent_name.to_string_lossy();
+    let Some((prefix, _)) = parent_name.rsplit_once('-') else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+        let sandbox = entry.path();
+        let entry_name = entry.file_name().to_string_lossy().into_owned();
+        if sandbox == parent
+            || !entry_name
+                .strip_prefix(prefix)
+                .is_some_and(|r| r.starts_with('-'))
+        {
+            continue;
+        }
+        let cluster_dir = sandbox.join(name);
+        if owner_gone(&cluster_dir) != Some(true) {
+            continue;
+        }
+        let owner = std::fs::metadata(cluster_dir.join("data"))
+            .ok()
+            .and_then(|m| {
+                use std::os::unix::fs::MetadataExt;
+                (is_root() && m.uid() != 0).then(|| "postgres".to_string())
+            });
+        let mut abandoned = Cluster {
+            dir: cluster_dir,
+            port: 0,
+            bin: bin.to_path_buf(),
+            owner,
+            running: true,
+        };
+        if abandoned.stop().is_ok() && std::fs::remove_dir_all(&sandbox).is_ok() {
+            removed.push(sandbox);
+        }
+    }
+    removed
+}
+
 impl Cluster {
     /// initdb into `dir` (created here; it must not exist) and start. On any failure,
-    /// whatever was created is removed again.
+    /// whatever was created is removed again. First stops and removes what killed sandboxes
+    /// left ([`reap_abandoned`]).
     pub fn start(dir: &Path) -> Result<Cluster> {
         let bin = find_bin()?;
+        reap_abandoned(dir, &bin);
         std::fs::create_dir(dir)
             .map_err(|e| Error::runtime(format!("cannot create {}: {e}", dir.display())))?;
+        let me = std::process::id();
+        if let Some(start) = process_start(me) {
+            std::fs::write(dir.join(OWNER_FILE), format!("{me} {start}\n"))?;
+        }
         let mut cluster = Cluster {
             dir: dir.to_path_buf(),
             port: 0,
@@ -311,9 +395,14 @@ impl Cluster {
             }
             // Still there (pg_ctl failed or was killed)? End the postmaster by its pid before
             // its directory goes: never leave a server running on a deleted data directory.
+            // Only a postgres process: after a crash the pid may belong to someone else now.
             if let Some(pid) = std::fs::read_to_string(&pid_file)
                 .ok()
                 .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<u32>().ok()))
+                .filter(|pid| {
+                    std::fs::read(format!("/proc/{pid}/cmdline"))
+                        .is_ok_and(|c| String::from_utf8_lossy(&c).contains("postgres"))
+                })
             {
                 let _ = Command::new("kill")
                     .args(["-KILL", &pid.to_string()])

@@ -260,9 +260,11 @@ impl Ui {
             self.json_error(err);
         }
         let mut e = io::stderr().lock();
-        let _ = writeln!(e, "{}: {}", self.paint("error", 31), err.message());
+        // Escaped: a message may carry what the operator typed (a DATABASE_URL ending in a
+        // newline), and an error is one line that cron mails and scripts grep.
+        let _ = writeln!(e, "{}: {}", self.paint("error", 31), escape(err.message()));
         for hint in err.hints() {
-            let _ = writeln!(e, "{}: {hint}", self.paint("hint", 36));
+            let _ = writeln!(e, "{}: {}", self.paint("hint", 36), escape(hint));
         }
     }
 

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use reconctl::jobs::events::{self, EventFilter, Follow, Since, Snapshot};
+use reconctl::jobs::events::{self, EventFilter, Follow, History, Since, Snapshot};
 use reconctl::jobs::{payload_hash, sweep, worker, BusinessKey, Job};
 use serde_json::{json, Value};
 use tokio_postgres::Client;
@@ -599,8 +599,13 @@ async fn bad_input_is_exit_2_with_a_clear_message() {
         ),
         (vec!["--since", "10"], "invalid --since"),
         (
-            vec!["--until", "1h"],
-            "invalid --until: `1h` is not an RFC 3339 time",
+            vec!["--until", "yesterday"],
+            "invalid --until: `yesterday` is neither a duration",
+        ),
+        (vec!["--last", "0"], "--last 0 is out of range (1 to 10000)"),
+        (
+            vec!["--last", "3", "--limit", "2"],
+            "--last prints the newest events; --limit pages from the oldest",
         ),
         (
             vec!["--until", "2024-05-01T10:00:00"],
@@ -1165,21 +1170,36 @@ mod embedded {
     refinery::embed_migrations!("migrations");
 }
 
+/// Apply the migrations up to `version` only (a database as an older release left it).
+pub(crate) async fn migrate_to(c: &mut Client, version: u32) {
+    embedded::migrations::runner()
+        .set_target(refinery::Target::Version(version))
+        .run_async(c)
+        .await
+        .unwrap();
+}
+
 #[tokio::test]
 async fn events_written_before_v6_keep_their_destination_after_it() {
     let env = TestEnv::empty().await;
     let mut c = env.connect().await;
-    embedded::migrations::runner()
-        .set_target(refinery::Target::Version(5))
-        .run_async(&mut c)
-        .await
-        .unwrap();
+    migrate_to(&mut c, 5).await;
     // History under V5: no xid, no destination on the events.
     let old_a = env.seed(Seed::new("old-a")).await;
     let old_b = env.seed(Seed::new("old-b").destination("cms-b")).await;
+    // Today's claim also names V7's pause clock (see jobs::pause): lend it one for this
+    // claim under V5, gone again before the later migrations run.
+    c.batch_execute(
+        "CREATE TABLE destination_pause_clock (one boolean PRIMARY KEY DEFAULT true); INSERT INTO destination_pause_clock DEFAULT VALUES",
+    )
+    .await
+    .unwrap();
     let claimed = worker::claim(&c, "worker-old", Duration::from_secs(300), Some("cms-a"))
         .await
         .unwrap()
+        .unwrap();
+    c.batch_execute("DROP TABLE destination_pause_clock")
+        .await
         .unwrap();
     assert_eq!(claimed.id, old_a.id);
     let before: Vec<i64> = env
@@ -1307,7 +1327,7 @@ async fn follow_prints_late_commits_drains_large_ones_and_never_rollbacks() {
     early.batch_execute(&insert("early", 2)).await.unwrap();
 
     let c = env.connect().await;
-    let mut f = Follow::start(&c, EventFilter::default(), None)
+    let mut f = Follow::start(&c, EventFilter::default(), History::None)
         .await
         .unwrap()
         .with_batch(3);
@@ -1369,7 +1389,7 @@ async fn follow_prints_late_commits_drains_large_ones_and_never_rollbacks() {
             since: Some(Since::Ago(Duration::from_secs(60))),
             ..EventFilter::default()
         },
-        None,
+        History::None,
     )
     .await
     .unwrap();
@@ -1856,7 +1876,7 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
             "--since --until",
             f(&|x| {
                 x.since = Some(Since::At(chrono::Utc::now() - chrono::Duration::days(3)));
-                x.until = Some(chrono::Utc::now() - chrono::Duration::days(2));
+                x.until = Some(Since::At(chrono::Utc::now() - chrono::Duration::days(2)));
             }),
             &["ix_job_events_at"],
         ),
@@ -1939,7 +1959,7 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
             ),
             (
                 format!("{name} (--follow)"),
-                events::delta_sql(filter, &seen, None, 1000),
+                events::delta_sql(filter, &seen, None, None, 1000),
                 false,
             ),
         ];
@@ -1999,4 +2019,160 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// --last, --until DUR (issue 23, item 15); --since fixed while following (issue 24, item 3)
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn item_23_15_last_n_is_the_newest_n_oldest_first_and_until_takes_a_duration() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true;
+    let t = trail(&env).await;
+    let all = events_of(
+        &env.run(&["events", "--limit", "100", "-o", "json"])
+            .expect(0)
+            .json(),
+    );
+    assert_eq!(all.len(), t.events.len());
+    let tail = |events: &[Value], n: usize| events[events.len().saturating_sub(n)..].to_vec();
+
+    // The newest 3, printed oldest first; no cursor (there is nothing newer to page to).
+    let v = env
+        .run(&["events", "--last", "3", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(v, json!({"events": tail(&all, 3), "next_cursor": null}));
+    // More than there are: all of them.
+    let v = env
+        .run(&["events", "--last", "500", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(v, json!({"events": all, "next_cursor": null}));
+    // With filters: the newest that match.
+    let alice: Vec<Value> = all
+        .iter()
+        .filter(|e| e["actor"] == "alice")
+        .cloned()
+        .collect();
+    let v = env
+        .run(&["events", "--last", "2", "--actor", "alice", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(v, json!({"events": tail(&alice, 2), "next_cursor": null}));
+    let pauses: Vec<Value> = all
+        .iter()
+        .filter(|e| e["action"] == "pause" || e["action"] == "mark_failed")
+        .cloned()
+        .collect();
+    let v = env
+        .run(&[
+            "events",
+            "--last",
+            "2",
+            "--action",
+            "pause",
+            "--action",
+            "mark-failed",
+            "-o",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(v, json!({"events": tail(&pauses, 2), "next_cursor": null}));
+    // jsonl: one event a line, the same ones.
+    let lines: Vec<Value> = env
+        .run(&["events", "--last", "4", "-o", "jsonl"])
+        .expect(0)
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines, tail(&all, 4));
+
+    // --until 1h: the crafted events (2024) only, not the seeds' (written now); --since 1h
+    // the other way round; together they are the whole log.
+    let crafted: Vec<Value> = all
+        .iter()
+        .filter(|e| e["at"].as_str().unwrap().starts_with("2024-"))
+        .cloned()
+        .collect();
+    let recent: Vec<Value> = all
+        .iter()
+        .filter(|e| !e["at"].as_str().unwrap().starts_with("2024-"))
+        .cloned()
+        .collect();
+    assert!(!crafted.is_empty() && !recent.is_empty());
+    let v = env
+        .run(&["events", "--until", "1h", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(v, json!({"events": crafted, "next_cursor": null}));
+    let v = env
+        .run(&["events", "--since", "1h", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(v, json!({"events": recent, "next_cursor": null}));
+    let v = env
+        .run(&["events", "--until", "1h", "--last", "2", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(v, json!({"events": tail(&crafted, 2), "next_cursor": null}));
+    // A time still works as before.
+    let v = env
+        .run(&["events", "--until", "2024-05-01T10:03:00Z", "-o", "json"])
+        .expect(0)
+        .json();
+    let before: Vec<Value> = crafted
+        .iter()
+        .filter(|e| e["at"].as_str().unwrap() < "2024-05-01T10:03:00")
+        .cloned()
+        .collect();
+    assert_eq!(v, json!({"events": before, "next_cursor": null}));
+
+    // --follow --last 2: those two, then what commits.
+    let f = Follower::start(&env, &env.url, &["--last", "2"]);
+    f.wait_for(2, Duration::from_secs(10)).await;
+    let fresh = env.seed(Seed::new("after-last")).await;
+    f.wait_for(3, Duration::from_secs(10)).await;
+    let (code, err, printed) = f.interrupt();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(printed.len(), 3, "{printed:?}");
+    assert_eq!(printed[..2], tail(&all, 2)[..]);
+    assert_eq!(printed[2]["job_id"], json!(fresh.id.to_string()));
+}
+
+/// `--follow --since 2s` fixed its bound when it started: an event whose transaction began
+/// after the start, but committed more than 2s after it began, is printed (it was dropped when
+/// the bound moved with every poll).
+#[tokio::test]
+async fn item_24_3_follow_since_is_fixed_when_the_command_starts() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true;
+    let job = env.seed(Seed::new("slow")).await;
+    let f = Follower::start(&env, &env.url, &["--since", "2s"]);
+    // Let the follower start (and print the seed's reserve event, from its history).
+    f.wait_for(1, Duration::from_secs(10)).await;
+    let writer = env.connect().await;
+    writer.batch_execute("BEGIN").await.unwrap();
+    writer
+        .execute(
+            "INSERT INTO job_events (job_id, actor, action, from_state, to_state, from_version, to_version)
+             VALUES ($1, 'slow-writer', 'renew', 'pending', 'pending', 1, 2)",
+            &[&job.id],
+        )
+        .await
+        .unwrap();
+    // The transaction (and so the event's `at`) began now; it commits 3.5s later.
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    writer.batch_execute("COMMIT").await.unwrap();
+    f.wait_for(2, Duration::from_secs(10)).await;
+    let (code, err, printed) = f.interrupt();
+    assert_eq!(code, 0, "{err}");
+    let actors: Vec<&str> = printed
+        .iter()
+        .map(|e| e["actor"].as_str().unwrap())
+        .collect();
+    assert_eq!(actors, ["seed", "slow-writer"], "{printed:?}");
 }

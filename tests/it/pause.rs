@@ -1608,3 +1608,99 @@ async fn the_claim_walks_the_claimable_index_at_production_skew_with_three_desti
     );
     assert_eq!(job.article_id, "skew-3");
 }
+
+// ---------------------------------------------------------------------------------------
+// Issue 24, item 4: a claim in a snapshot older than the pause
+// ---------------------------------------------------------------------------------------
+
+/// Whether a claim in `w`'s open transaction handed out a job: `Some(job)`, `None` (nothing
+/// claimable), or the refusal's exit code and message.
+async fn claim_in(w: &Client, destination: Option<&str>) -> Result<Option<Job>, (u8, String)> {
+    worker::claim(w, "worker-rr", LEASE, destination)
+        .await
+        .map_err(|e| (e.exit_code(), e.message().to_string()))
+}
+
+/// A worker that claims inside a REPEATABLE READ or SERIALIZABLE transaction whose snapshot
+/// was taken before `destination pause` returned gets no job of the paused destination: the
+/// claim is refused (busy, 40001: the pause changed the clock row after its snapshot); a
+/// new transaction sees the pause. Also when the pause commits while the claim waits for it.
+#[tokio::test]
+async fn item_24_4_a_claim_in_a_snapshot_older_than_the_pause_hands_out_nothing() {
+    let env = TestEnv::new().await;
+    let job = env.seed(Seed::new("rr")).await;
+    let mut operator = env.connect().await;
+    let w = env.connect().await;
+    for iso in ["REPEATABLE READ", "SERIALIZABLE"] {
+        // Control: without a pause the same transaction shape claims the job.
+        w.batch_execute(&format!(
+            "BEGIN ISOLATION LEVEL {iso}; SELECT count(*) FROM publication_jobs"
+        ))
+        .await
+        .unwrap();
+        let got = claim_in(&w, None).await.unwrap();
+        assert_eq!(got.map(|j| j.id), Some(job.id), "{iso}: the control claim");
+        w.batch_execute("ROLLBACK").await.unwrap();
+
+        for round in 0..10 {
+            let dest = if round % 2 == 0 { None } else { Some("cms-a") };
+            w.batch_execute(&format!(
+                "BEGIN ISOLATION LEVEL {iso}; SELECT count(*) FROM publication_jobs"
+            ))
+            .await
+            .unwrap();
+            // The pause commits after the worker's snapshot was taken.
+            if round == 0 {
+                env.run(&["destination", "pause", "cms-a", "--reason", "503s", "--yes"])
+                    .expect(0);
+            } else {
+                pause_now(&mut operator, "cms-a", "503s", None).await;
+            }
+            match claim_in(&w, dest).await {
+                Err((code, message)) => {
+                    assert_eq!(code, 6, "{iso}: {message}");
+                    assert!(message.contains("paused"), "{iso}: {message}");
+                }
+                Ok(got) => panic!("{iso}, round {round}: the claim after the pause gave {got:?}"),
+            }
+            w.batch_execute("ROLLBACK").await.unwrap();
+            // A new transaction sees the pause: nothing to claim.
+            w.batch_execute(&format!("BEGIN ISOLATION LEVEL {iso}"))
+                .await
+                .unwrap();
+            assert_eq!(
+                claim_in(&w, dest).await.unwrap().map(|j| j.id),
+                None,
+                "{iso}"
+            );
+            w.batch_execute("ROLLBACK").await.unwrap();
+            resume_now(&operator, "cms-a").await;
+        }
+
+        // The pause in progress while the claim runs: the claim waits for it, then is
+        // refused all the same.
+        w.batch_execute(&format!(
+            "BEGIN ISOLATION LEVEL {iso}; SELECT count(*) FROM publication_jobs"
+        ))
+        .await
+        .unwrap();
+        let tx = operator.transaction().await.unwrap();
+        pause::pause(&tx, "cms-a", "503s", None, "tester")
+            .await
+            .unwrap();
+        let (claimed, _) = tokio::join!(claim_in(&w, None), async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            tx.commit().await.unwrap();
+        });
+        assert_eq!(
+            claimed.map_err(|e| e.0).map(|j| j.map(|j| j.id)),
+            Err(6),
+            "{iso}"
+        );
+        w.batch_execute("ROLLBACK").await.unwrap();
+        resume_now(&operator, "cms-a").await;
+    }
+    // Nothing was handed out on the way.
+    let now = env.job(job.id).await;
+    assert_eq!((now.state, now.version, now.attempts), (Pending, 1, 0));
+}

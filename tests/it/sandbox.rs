@@ -18,7 +18,7 @@ use crate::harness::{Seed, TestEnv};
 
 /// The binary with a clean environment. DATABASE_URL points at a server that does not exist:
 /// the sandbox must ignore an inherited one.
-fn reconctl() -> Command {
+pub(crate) fn reconctl() -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("reconctl"));
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -36,7 +36,7 @@ fn reconctl() -> Command {
 }
 
 /// Every process whose command line mentions `needle` (the sandbox's directory).
-fn processes_mentioning(needle: &str) -> Vec<String> {
+pub(crate) fn processes_mentioning(needle: &str) -> Vec<String> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         if !entry
@@ -206,7 +206,7 @@ impl Drop for Running {
     }
 }
 
-fn assert_cleaned_up(dir: &Path) {
+pub(crate) fn assert_cleaned_up(dir: &Path) {
     assert!(
         dir.starts_with(std::env::temp_dir()),
         "unexpected sandbox directory {}",

@@ -1,6 +1,6 @@
 //! `reconctl jobs reserve`: the worker's first step, by hand (and for drills and tests).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -8,7 +8,7 @@ use crate::commands::Exit;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::jobs::worker::{reserve, Reservation};
-use crate::jobs::{payload_hash, BusinessKey, Event, Job};
+use crate::jobs::{BusinessKey, Event, Job, PayloadHasher};
 use crate::ui::{escape, paragraphs, Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
@@ -25,7 +25,7 @@ pub struct Args {
     pub revision: String,
     #[arg(long, value_name = "NAME")]
     pub destination: String,
-    /// The rendered payload; its SHA-256 is recorded
+    /// The rendered payload (a regular file of at most 64 MiB); its SHA-256 is recorded
     #[arg(long, value_name = "FILE")]
     pub payload_file: Option<PathBuf>,
     /// The payload's lowercase hex SHA-256
@@ -73,14 +73,30 @@ impl Render for ReserveReport {
     }
 }
 
+/// The most a payload file may hold: a rendered article with its inline media is a few MiB;
+/// anything near this is a wrong path (`/dev/zero`, a log), not a payload.
+pub const PAYLOAD_CAP: u64 = 64 << 20;
+
+/// The payload's SHA-256, read as a stream (never whole in memory), from a regular file of at
+/// most [`PAYLOAD_CAP`] bytes: a FIFO or a device is refused before a byte is read (exit 2).
+fn hash_payload_file(path: &Path) -> Result<String> {
+    let mut hasher = PayloadHasher::new();
+    crate::files::stream_regular(path, PAYLOAD_CAP, |chunk| hasher.update(chunk)).map_err(|e| {
+        let message = format!("cannot use payload file {}: {e}", escape(&path.display().to_string()));
+        if e.is_usage() {
+            Error::usage(message).hinted(
+                "name the rendered payload's file; for a payload from a pipe, pass its hash: --payload-hash $(render | sha256sum | cut -d' ' -f1)",
+            )
+        } else {
+            Error::runtime(message)
+        }
+    })?;
+    Ok(hasher.finish())
+}
+
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let hash = match (&args.payload_file, &args.payload_hash) {
-        (Some(path), _) => {
-            let bytes = std::fs::read(path).map_err(|e| {
-                Error::runtime(format!("cannot read payload file {}: {e}", path.display()))
-            })?;
-            payload_hash(&bytes)
-        }
+        (Some(path), _) => hash_payload_file(path)?,
         (None, Some(h)) => h.trim().to_string(),
         (None, None) => return Err(Error::usage("give --payload-file or --payload-hash")),
     };

@@ -7,6 +7,7 @@
 //! HOME for `.pgpass`, service files and `~/.postgresql/`).
 
 mod errors;
+mod hygiene;
 mod migrate;
 mod parity;
 mod session;

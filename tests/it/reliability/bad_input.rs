@@ -525,3 +525,113 @@ async fn a_forged_cursor_at_the_ends_of_time_does_not_crash_the_listing() {
         );
     }
 }
+
+/// Issue 24, item 6: a file an operator names is read only when it is a regular file, and a
+/// payload only up to its cap, as a stream: `/dev/zero`, a FIFO nobody writes and a file over
+/// the cap are refused at once (they grew to 5 GB, or blocked, for ever).
+#[tokio::test]
+async fn item_24_6_unbounded_reads_are_refused_at_once() {
+    use std::time::{Duration, Instant};
+    let env = TestEnv::new().await;
+    let fifo = env.dir.path().join("writerless.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    // Over the 64 MiB cap (sparse: costs no disk).
+    let huge = env.dir.path().join("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len((64 << 20) + 1)
+        .unwrap();
+    let reserve = |file: &str| {
+        vec![
+            "jobs".to_string(),
+            "reserve".into(),
+            "--tenant".into(),
+            "t".into(),
+            "--article".into(),
+            "a".into(),
+            "--revision".into(),
+            "1".into(),
+            "--destination".into(),
+            "cms-a".into(),
+            "--payload-file".into(),
+            file.into(),
+            "-o".into(),
+            "json".into(),
+        ]
+    };
+    for (file, says) in [
+        (
+            "/dev/zero".to_string(),
+            "it is a device, not a regular file",
+        ),
+        (
+            fifo.display().to_string(),
+            "it is a FIFO (named pipe), not a regular file",
+        ),
+        (
+            huge.display().to_string(),
+            "it is larger than 64 MiB, the most it may hold",
+        ),
+    ] {
+        let started = Instant::now();
+        let args = reserve(&file);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = env.run(&args).expect(2);
+        assert!(started.elapsed() < Duration::from_secs(5), "{file}");
+        let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+        assert_eq!(message, format!("cannot use payload file {file}: {says}"));
+    }
+    assert_eq!(env.count("SELECT count(*) FROM publication_jobs").await, 0);
+    // A payload is hashed as a stream (in 64 KiB pieces): the same hash as in one piece.
+    let payload: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let file = env.dir.path().join("article.json");
+    std::fs::write(&file, &payload).unwrap();
+    let args = reserve(file.to_str().unwrap());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let job = env.run(&args).expect(0).json();
+    assert_eq!(
+        job["job"]["payload_hash"],
+        reconctl::jobs::payload_hash(&payload)
+    );
+
+    // The service file and the root certificate: a FIFO is refused at once too.
+    let started = Instant::now();
+    let run = env
+        .cmd()
+        .env_remove("DATABASE_URL")
+        .env("PGSERVICE", "ops")
+        .env("PGSERVICEFILE", &fifo)
+        .args(["status", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(run.status.code(), Some(2));
+    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(
+        doc["error"]["message"],
+        format!(
+            "service file \"{}\" refused: it is a FIFO (named pipe), not a regular file",
+            fifo.display()
+        )
+    );
+    let started = Instant::now();
+    let run = env
+        .cmd()
+        .env(
+            "DATABASE_URL",
+            "postgresql://u@127.0.0.1:1/db?sslmode=verify-full",
+        )
+        .env("PGSSLROOTCERT", &fifo)
+        .args(["status", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(run.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let message = doc["error"]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("it is a FIFO (named pipe), not a regular file"),
+        "{message}"
+    );
+}

@@ -357,7 +357,8 @@ async fn an_owner_without_createrole_migrates() {
             "claim_index",
             "listing_indexes",
             "destination_pauses",
-            "event_trail"
+            "event_trail",
+            "pause_clock"
         ]
     );
     let grants = env
