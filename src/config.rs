@@ -837,7 +837,7 @@ fn redact_values(message: &str) -> String {
             from = i + '…'.len_utf8() + 1;
         }
     }
-    crate::ui::escape(&out)
+    crate::escape::escape(&out)
 }
 
 fn xdg_path() -> Option<PathBuf> {

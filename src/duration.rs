@@ -32,7 +32,7 @@ fn shown(input: &str) -> String {
     if input.chars().count() > 40 {
         s.push('…');
     }
-    crate::ui::escape(&s)
+    crate::escape::escape(&s)
 }
 
 pub fn parse(input: &str) -> Result<Duration, ParseDurationError> {

@@ -455,7 +455,7 @@ fn shown(value: &str, origin: &Origin) -> String {
         Origin::String => "the value".to_string(),
         _ => {
             let v: String = value.chars().take(64).collect();
-            format!("\"{}\"", crate::ui::escape(&v))
+            format!("\"{}\"", crate::escape::escape(&v))
         }
     }
 }

@@ -107,7 +107,7 @@ pub fn parse_time(s: &str) -> std::result::Result<DateTime<Utc>, String> {
         .map_err(|_| {
             format!(
                 "`{}` is not an RFC 3339 time (e.g. 2024-05-01T10:00:00Z; the offset is required)",
-                crate::ui::escape(&s.chars().take(100).collect::<String>())
+                crate::escape::escape(&s.chars().take(100).collect::<String>())
             )
         })
 }
@@ -121,7 +121,7 @@ impl FromStr for Since {
         parse_time(s).map(Since::At).map_err(|_| {
             format!(
                 "`{}` is neither a duration (90s, 15m, 2h, 1d) nor an RFC 3339 time (2024-05-01T10:00:00Z; the offset is required)",
-                crate::ui::escape(&s.trim().chars().take(100).collect::<String>())
+                crate::escape::escape(&s.trim().chars().take(100).collect::<String>())
             )
         })
     }
