@@ -218,7 +218,7 @@ mod tests {
             assert_eq!(one.verdict, Verdict::Accept, "{status}");
             assert_eq!(one.content_match, None);
             assert!(
-                one.reason.contains(&format!("7 {status}")),
+                one.reason.contains(&format!("as 7 (status {status})")),
                 "{}",
                 one.reason
             );
@@ -234,7 +234,7 @@ mod tests {
         let renamed = j(vec![copy("8", "publish", "pub_a-2", Copy::Renamed)]);
         assert_eq!(renamed.verdict, Verdict::Conflict);
         assert!(
-            renamed.reason.contains("8 as pub_a-2"),
+            renamed.reason.contains("8 (as pub_a-2)"),
             "{}",
             renamed.reason
         );
@@ -245,7 +245,7 @@ mod tests {
         assert_eq!(both.verdict, Verdict::Conflict);
         assert_eq!(both.outcome, Outcome::Ambiguous);
         assert!(
-            both.reason.contains("7 draft, 8 as pub_a-2"),
+            both.reason.contains("7 (status draft), 8 (as pub_a-2)"),
             "{}",
             both.reason
         );
