@@ -134,10 +134,12 @@ impl Kind {
 pub enum Source {
     /// The generic lookup's URL template.
     Url(LookupUrl),
-    /// WordPress: the site (no trailing slash) and the REST collection (`posts`, `pages`, …).
+    /// WordPress: the site (no trailing slash), the REST collection (`posts`, `pages`, …).
     WordPress {
         base_url: String,
         collection: String,
+        /// Statuses a plugin registers that the lookup asks for too (`pitch`, …).
+        statuses: Vec<String>,
     },
 }
 
@@ -218,6 +220,8 @@ struct RawDestination {
     #[serde(default)]
     collection: Option<String>,
     #[serde(default)]
+    statuses: Option<Vec<String>>,
+    #[serde(default)]
     auth: Option<Scheme>,
     #[serde(default)]
     token_env: Option<String>,
@@ -277,9 +281,9 @@ impl RawDestination {
         let auth = self.auth()?;
         let (source, results, remote_id, reference, status, removed) = match self.kind {
             Kind::Http => {
-                if self.base_url.is_some() || self.collection.is_some() {
+                if self.base_url.is_some() || self.collection.is_some() || self.statuses.is_some() {
                     return Err(
-                        "base_url and collection belong to a kind (kind = \"wordpress\"); the generic lookup takes lookup_url"
+                        "base_url, collection and statuses belong to a kind (kind = \"wordpress\"); the generic lookup takes lookup_url"
                             .into(),
                     );
                 }
@@ -328,10 +332,23 @@ impl RawDestination {
                 {
                     return Err("collection must be a REST base such as posts or pages".into());
                 }
+                let statuses = self.statuses.unwrap_or_default();
+                if let Some(bad) = statuses.iter().find(|s| {
+                    s.is_empty()
+                        || !s
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                }) {
+                    return Err(format!(
+                        "statuses must be WordPress status names (letters, digits, - and _), not {}",
+                        crate::escape::escape(&bad.chars().take(40).collect::<String>())
+                    ));
+                }
                 (
                     Source::WordPress {
                         base_url: base_url(&base)?,
                         collection,
+                        statuses,
                     },
                     String::new(),
                     "/id".into(),
@@ -498,9 +515,11 @@ impl Destination {
             Source::WordPress {
                 base_url,
                 collection,
+                statuses,
             } => crate::remote::wordpress::lookup_url(
                 base_url,
                 collection,
+                statuses,
                 external_ref,
                 self.content_hash.as_deref(),
             ),
@@ -514,6 +533,7 @@ impl Destination {
             Source::WordPress {
                 base_url,
                 collection,
+                ..
             } => format!("{base_url} ({collection})"),
         }
     }

@@ -417,7 +417,10 @@ impl Error {
         obj.insert("kind".into(), self.kind().as_str().into());
         obj.insert("code".into(), self.code.as_str().into());
         // As stderr shows it: control characters escaped (see `Ui::error`).
-        obj.insert("message".into(), crate::escape::escape(&self.message).into());
+        obj.insert(
+            "message".into(),
+            crate::escape::escape(&self.message).into(),
+        );
         obj.insert(
             "hint".into(),
             self.hints

@@ -129,6 +129,19 @@ impl Credentials {
         req
     }
 
+    /// Whether a match's fields hold a secret (a destination that echoes the request).
+    pub fn exposes(&self, m: &super::Match) -> bool {
+        [
+            Some(&m.remote_id),
+            m.content_hash.as_ref(),
+            m.status.as_ref(),
+            m.reference.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .any(|field| self.scrub(field) != *field)
+    }
+
     /// `text` with every secret (and its URL-encoded form) replaced by `REDACTED`: for
     /// anything a destination or the transport says, which may echo the request.
     pub fn scrub(&self, text: &str) -> String {
@@ -139,6 +152,7 @@ impl Credentials {
                     .to_string();
             out = out.replace(s.as_str(), "REDACTED");
             out = out.replace(&encoded, "REDACTED");
+            out = out.replace(&encoded.to_ascii_lowercase(), "REDACTED");
             let plus = url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
             out = out.replace(&plus, "REDACTED");
         }

@@ -89,7 +89,15 @@ pub async fn fetch(
     let start = Instant::now();
     let (status, body) = get_json(http, dest, credentials, &url, max_body_bytes).await;
     let answer = match body {
-        Ok(Body::Json(body)) => parse_matches(&body, dest, external_ref),
+        // What a destination answers may echo the request (a query secret): what it says
+        // is scrubbed like its faults, and a match holding a secret is no match.
+        Ok(Body::Json(body)) => match parse_matches(&body, dest, external_ref) {
+            Answer::Fault(f) => Answer::Fault(credentials.scrub(&f)),
+            Answer::Matches(m) if m.iter().any(|m| credentials.exposes(m)) => Answer::Fault(
+                "a match echoes the destination's credentials back: not trusted".into(),
+            ),
+            other => other,
+        },
         Ok(Body::NotFound) => Answer::NotFound,
         Err(fault) => Answer::Fault(fault),
     };
@@ -400,6 +408,15 @@ fn one_match(
     let status = text_at("status", dest.status.as_deref())?;
     let reference = text_at("reference", dest.reference.as_deref())?;
     let mut copy = match reference.as_deref() {
+        // With a `ref` pointer every match must carry the reference (SPEC §4): one that
+        // carries none cannot be told from another article's.
+        None if dest.reference.is_some() => {
+            return Err(format!(
+                "match {i} (remote id {}) carries no reference at \"{}\": with `ref` set, every match must carry one",
+                crate::escape::escape(&remote_id),
+                dest.reference.as_deref().unwrap_or_default()
+            ))
+        }
         None => Copy::Same,
         Some(r) => copy_of(r, external_ref).ok_or_else(|| {
             format!(

@@ -287,26 +287,44 @@ impl Dest<'_> {
         let crate::config::Source::WordPress {
             base_url,
             collection,
+            statuses,
         } = &self.settings.source
         else {
             return None;
         };
-        let url = wordpress::access_url(base_url);
-        let (_, body) = http::get_json(
-            self.http,
-            self.settings,
-            &self.credentials,
-            &url,
-            self.max_body,
-        )
-        .await;
-        Some(match body {
-            Ok(http::Body::Json(b)) => serde_json::from_slice::<Value>(&b)
-                .map_err(|e| format!("the answer is not valid JSON ({e})"))
-                .and_then(|v| wordpress::access(&v, collection)),
-            Ok(http::Body::NotFound) => Err("HTTP 404".into()),
-            Err(fault) => Err(fault),
-        })
+        let json = |url: String| async move {
+            let (_, body) = http::get_json(
+                self.http,
+                self.settings,
+                &self.credentials,
+                &url,
+                self.max_body,
+            )
+            .await;
+            match body {
+                Ok(http::Body::Json(b)) => serde_json::from_slice::<Value>(&b)
+                    .map_err(|e| format!("the answer is not valid JSON ({e})")),
+                Ok(http::Body::NotFound) => Err("HTTP 404".to_string()),
+                Err(fault) => Err(fault),
+            }
+        };
+        let (me, registered) = futures::join!(
+            json(wordpress::access_url(base_url)),
+            json(wordpress::statuses_url(base_url))
+        );
+        Some((|| {
+            let access = wordpress::access(&me?, collection)?;
+            let unasked = wordpress::unasked_statuses(&registered?, statuses)?;
+            if !unasked.is_empty() {
+                return Err(format!(
+                    "the site registers post statuses the lookup does not ask for ({}): a copy in one of them would be missed; add them to statuses = [...] in the destination's config",
+                    unasked.join(", ")
+                ));
+            }
+            let mut access = access;
+            access.statuses.extend(statuses.iter().cloned());
+            Ok(access)
+        })())
     }
 
     /// Ask for `external_ref` and judge the answer against what the job expects (SPEC §3's

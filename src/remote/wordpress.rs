@@ -18,8 +18,12 @@
 //!   `/wp-json/` only where permalinks are enabled.
 //!
 //! Limits: copies past `REF-10` are found only if one of `REF`…`REF-10` still exists (any
-//! copy found already makes the verdict `conflict`); a post an editor renamed to an
-//! unrelated slug is not found by any slug lookup.
+//! copy found already makes the verdict `conflict`); a second post trashed under the same
+//! slug (`REF__trashed-2`) is found only beside `REF__trashed`; a post an editor renamed to
+//! an unrelated slug is not found by any slug lookup; a custom post type's capabilities are
+//! checked under the `posts` names. Statuses a plugin registers (an editorial workflow's
+//! `pitch`, `assigned`) are asked for when the config names them (`statuses`); the positive
+//! control fails while the site has one the config does not name.
 
 /// How many renamed copies (`REF-2` … `REF-{COPIES+1}`) one lookup asks for.
 pub const COPIES: u32 = 9;
@@ -59,9 +63,14 @@ pub fn route_url(base_url: &str, route: &str, params: &[(&str, &str)]) -> String
 pub fn lookup_url(
     base_url: &str,
     collection: &str,
+    extra_statuses: &[String],
     external_ref: &str,
     content_hash: Option<&str>,
 ) -> String {
+    let statuses = std::iter::once(STATUSES.to_string())
+        .chain(extra_statuses.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(",");
     let slugs: Vec<String> = candidates(external_ref)
         .iter()
         .map(|s| percent_encoding::utf8_percent_encode(s, crate::config::REF_ENCODE).to_string())
@@ -78,13 +87,31 @@ pub fn lookup_url(
         &format!("/wp/v2/{collection}"),
         &[
             ("slug", &slugs.join(",")),
-            ("status", STATUSES),
+            ("status", &statuses),
             ("per_page", "100"),
             ("orderby", "id"),
             ("order", "asc"),
             ("_fields", &fields),
         ],
     )
+}
+
+/// The URL of the site's registered post statuses (with the credentials' view: every one).
+pub fn statuses_url(base_url: &str) -> String {
+    route_url(base_url, "/wp/v2/statuses", &[("context", "edit")])
+}
+
+/// The statuses the site registers that the lookup does not ask for (a plugin's editorial
+/// workflow: `pitch`, `assigned`): a copy in one of them would be missed.
+pub fn unasked_statuses(body: &serde_json::Value, extra: &[String]) -> Result<Vec<String>, String> {
+    let Some(registered) = body.as_object() else {
+        return Err("the list of statuses is not an object".into());
+    };
+    Ok(registered
+        .keys()
+        .filter(|k| !STATUSES.split(',').any(|s| s == k.as_str()) && !extra.contains(k))
+        .map(|k| crate::escape::escape(k))
+        .collect())
 }
 
 /// The URL of [`ACCESS_ROUTE`], with the capabilities in it.
@@ -112,9 +139,13 @@ pub fn access(body: &serde_json::Value, collection: &str) -> Result<Access, Stri
         "posts"
     };
     let has = |c: &str| caps.get(c).and_then(|v| v.as_bool()).unwrap_or(false);
+    // To list another author's drafts, pending and trashed posts (edit_others), scheduled
+    // ones (edit_published) and private ones (read_private): WordPress's REST list silently
+    // drops the posts its reader may not see, which would read as "not found".
     let needed = [
         "edit_posts".to_string(),
         format!("edit_others_{noun}"),
+        format!("edit_published_{noun}"),
         format!("read_private_{noun}"),
     ];
     let missing: Vec<&str> = needed
@@ -158,7 +189,13 @@ mod tests {
 
     #[test]
     fn the_lookup_asks_every_status_and_only_the_fields_it_reads() {
-        let u = lookup_url("http://blog", "posts", "pub_ab", Some("/meta/payload_hash"));
+        let u = lookup_url(
+            "http://blog",
+            "posts",
+            &[],
+            "pub_ab",
+            Some("/meta/payload_hash"),
+        );
         assert!(
             u.starts_with("http://blog/?rest_route=/wp/v2/posts&slug=pub_ab,pub_ab-2,"),
             "{u}"
@@ -168,23 +205,48 @@ mod tests {
             "{u}"
         );
         assert!(u.ends_with("&_fields=id,slug,status,meta"), "{u}");
-        let u = lookup_url("http://blog/sub", "pages", "pub_ab", None);
+        let u = lookup_url(
+            "http://blog/sub",
+            "pages",
+            &["pitch".into()],
+            "pub_ab",
+            None,
+        );
         assert!(
             u.starts_with("http://blog/sub/?rest_route=/wp/v2/pages&"),
+            "{u}"
+        );
+        assert!(
+            u.contains("&status=publish,future,draft,pending,private,trash,pitch&"),
             "{u}"
         );
         assert!(u.ends_with("&_fields=id,slug,status"), "{u}");
     }
 
     #[test]
+    fn statuses_a_plugin_registers_must_be_asked_for() {
+        let site = serde_json::json!({"publish": {}, "future": {}, "draft": {}, "pending": {},
+            "private": {}, "trash": {}, "pitch": {}, "assigned": {}});
+        assert_eq!(unasked_statuses(&site, &[]).unwrap(), ["assigned", "pitch"]);
+        assert_eq!(
+            unasked_statuses(&site, &["pitch".into(), "assigned".into()]).unwrap(),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
     fn access_needs_an_editor() {
         let editor = serde_json::json!({"id": 1, "slug": "ed", "capabilities": {
-            "edit_posts": true, "edit_others_posts": true, "read_private_posts": true}});
+            "edit_posts": true, "edit_others_posts": true, "edit_published_posts": true,
+            "read_private_posts": true}});
         assert_eq!(access(&editor, "posts").unwrap().user, "ed");
         let author = serde_json::json!({"id": 2, "slug": "au", "capabilities": {
             "edit_posts": true, "edit_others_posts": false}});
         let e = access(&author, "posts").unwrap_err();
-        assert!(e.contains("edit_others_posts, read_private_posts"), "{e}");
+        assert!(
+            e.contains("edit_others_posts, edit_published_posts, read_private_posts"),
+            "{e}"
+        );
         assert!(access(&serde_json::json!({"code": "x"}), "posts").is_err());
     }
 }

@@ -417,3 +417,110 @@ async fn the_documented_cms_configs_read_their_answers() {
         );
     }
 }
+
+/// With `ref` set, a match that carries no reference cannot be told from another article's:
+/// the answer is unexpected (unknown), never an accept.
+#[tokio::test]
+async fn with_ref_set_a_match_without_a_reference_is_unknown() {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    let job = uncertain(&env, "noref").await;
+    for (r, body) in [
+        (CANARY, json!([{"id": 1, "ref": CANARY}])),
+        (job.external_ref.as_str(), json!([{"id": 2, "ref": null}])),
+    ] {
+        Mock::given(method("GET"))
+            .and(query_param("ref", r))
+            .respond_with(ResponseTemplate::new(200).set_body_json(body))
+            .mount(&server)
+            .await;
+    }
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
+        .with_priority(10)
+        .mount(&server)
+        .await;
+    let cfg = env.write_config(&format!(
+        "[destinations.cms-a]\nlookup_url = \"{}/items?ref={{ref}}\"\nref = \"/ref\"\ncanary_ref = \"{CANARY}\"\n",
+        server.uri()
+    ));
+    let v = env
+        .run(&[
+            "--config",
+            &cfg,
+            "remote",
+            "lookup",
+            &job.id.to_string(),
+            "-o",
+            "json",
+        ])
+        .expect(1)
+        .json();
+    assert_eq!(v["verdict"], "unknown", "{v}");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .contains("carries no reference"),
+        "{v}"
+    );
+    env.run(&["--config", &cfg, "reconcile", "--apply", "--yes"])
+        .expect(5);
+    assert_eq!(env.job(job.id).await.state, State::Uncertain);
+}
+
+/// After a double publication is cleaned up (the extra copy trashed, `REF-2__trashed`), the
+/// known publication still proves the lookup: one match is it, the other a copy of it. Any
+/// other second match (another reference) still fails the control.
+#[tokio::test]
+async fn a_known_publication_beside_its_trashed_copy_still_passes_the_control() {
+    let env = TestEnv::new().await;
+    let server = MockServer::start().await;
+    let job = uncertain(&env, "after-cleanup").await;
+    let canary_answer = |second: &str| {
+        json!([
+            {"id": 1, "slug": CANARY, "status": "publish"},
+            {"id": 9, "slug": second, "status": "trash"}
+        ])
+    };
+    let mount = |body: serde_json::Value| {
+        let server = &server;
+        async move {
+            server.reset().await;
+            Mock::given(method("GET"))
+                .and(query_param("slug", CANARY))
+                .respond_with(ResponseTemplate::new(200).set_body_json(body))
+                .mount(server)
+                .await;
+            Mock::given(method("GET"))
+                .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
+                .with_priority(10)
+                .mount(server)
+                .await;
+        }
+    };
+    let cfg = env.write_config(&format!(
+        "[destinations.cms-a]\nlookup_url = \"{}/posts?slug={{ref}}\"\nref = \"/slug\"\nstatus = \"/status\"\nremoved = [\"trash\"]\ncanary_ref = \"{CANARY}\"\n",
+        server.uri()
+    ));
+    let look = || {
+        env.run(&[
+            "--config",
+            &cfg,
+            "remote",
+            "lookup",
+            &job.id.to_string(),
+            "-o",
+            "json",
+        ])
+    };
+    mount(canary_answer(&format!("{CANARY}-2__trashed"))).await;
+    let v = look().expect(0).json();
+    assert_eq!(v["controls"]["positive"]["ok"], true, "{v}");
+    assert_eq!(v["verdict"], "safe_to_retry", "{v}");
+    let other = format!("pub_{}", "d".repeat(64));
+    mount(canary_answer(&other)).await;
+    let v = look().expect(1).json();
+    assert_eq!(v["controls"]["positive"]["ok"], false, "{v}");
+    assert_eq!(v["verdict"], "unknown", "{v}");
+}

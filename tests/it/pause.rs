@@ -1136,11 +1136,14 @@ async fn a_reader_and_a_worker_see_pauses_only_an_operator_pauses_and_resumes() 
             "--reason",
             "503s",
             "--for",
-            "1s",
+            "6s",
             "--yes",
         ],
     )
     .expect(0);
+    // Six seconds: the six runs below must all see the pause standing, also on a loaded
+    // machine (with 1s, a busy CI ran past the end and a claim got the job).
+    let paused_at = std::time::Instant::now();
     for user in [&reader, &worker_user] {
         let v = as_user(&env, user, &["destination", "list", "-o", "json"])
             .expect(0)
@@ -1157,7 +1160,7 @@ async fn a_reader_and_a_worker_see_pauses_only_an_operator_pauses_and_resumes() 
     );
 
     // Expired: a reader shows it as expired and records nothing; an operator records it.
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    tokio::time::sleep(Duration::from_millis(6100).saturating_sub(paused_at.elapsed())).await;
     let text = as_user(&env, &reader, &["destination", "list"])
         .expect(0)
         .stdout();

@@ -155,6 +155,23 @@ impl Site {
         .expect("set the permalink structure");
     }
 
+    /// A user of the site with `role` (`author`, `editor`) and an application password of its
+    /// own: its login and password.
+    pub fn user(&self, role: &str) -> (String, String) {
+        let login = format!("{role}-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+        let password = php(
+            self,
+            &format!(
+                "$id = wp_create_user('{login}', wp_generate_password(24), '{login}@example.com');
+                 $u = new WP_User($id); $u->set_role('{role}');
+                 list($pw) = WP_Application_Passwords::create_new_application_password($id, array('name' => 'reconctl'));
+                 echo $pw;"
+            ),
+        )
+        .expect("create a user");
+        (login, password)
+    }
+
     /// `POST /wp/v2/posts` as a publishing worker does it: the article with slug = its
     /// external_ref, in `status`, its payload hash in the `payload_hash` meta when given.
     pub async fn publish(&self, slug: &str, status: &str, payload_hash: Option<&str>) -> Post {
