@@ -382,20 +382,8 @@ async fn resolve<C: GenericClient>(
     let mut known = configured;
     known.extend(pause::destinations_with_jobs(client).await?);
     known.extend(pauses.in_force.iter().map(|p| p.destination.clone()));
-    let shown: Vec<&str> = known.iter().take(30).map(String::as_str).collect();
-    let list = if shown.is_empty() {
-        "none: no destination is configured, and no job names one".to_string()
-    } else if known.len() > shown.len() {
-        format!("{}, … ({} in all)", shown.join(", "), known.len())
-    } else {
-        shown.join(", ")
-    };
-    Err(Error::usage(format!(
-        "unknown destination `{}`: it is not configured, not paused, and no job names it",
-        name.chars().take(100).collect::<String>()
-    ))
-    .hinted(format!("known destinations: {list}"))
-    .hinted("nothing changed; `reconctl destination list` shows them with their pauses"))
+    Err(crate::jobs::query::unknown_destination(name, &known, None)
+        .hinted("nothing changed; `reconctl destination list` shows them with their pauses"))
 }
 
 // ---------------------------------------------------------------------------------------

@@ -134,6 +134,8 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         until,
     };
     let db = ctx.db().await?;
+    crate::commands::jobs::require_known_destination(ctx, &**db, filter.destination.as_deref())
+        .await?;
     if let Some(j) = &job {
         filter.job = Some(store::get(&**db, j).await?.id);
     }

@@ -157,7 +157,7 @@ fn cursor_decoding_never_panics_and_refuses_with_exit_2() {
     let valid = encode_cursor(
         &l,
         Position {
-            created_at: Utc::now(),
+            at: Utc::now(),
             id: Uuid::new_v4(),
         },
     );
@@ -215,7 +215,7 @@ fn cursor_decoding_never_panics_and_refuses_with_exit_2() {
                 return Ok(());
             };
             let pos = Position {
-                created_at,
+                at: created_at,
                 id: Uuid::from_bytes(id),
             };
             prop_assert_eq!(decode_cursor(&l, &encode_cursor(&l, pos)).unwrap(), pos);
@@ -507,7 +507,7 @@ async fn a_forged_cursor_at_the_ends_of_time_does_not_crash_the_listing() {
         let cursor = encode_cursor(
             &l,
             Position {
-                created_at,
+                at: created_at,
                 id: Uuid::nil(),
             },
         );
