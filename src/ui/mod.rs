@@ -239,6 +239,15 @@ impl Ui {
         }
     }
 
+    /// A note of what is happening now ("looking up … at cms-c…"), for a person watching a
+    /// terminal: on stderr only when it is a terminal, never with `-q`, in a pipe or in cron
+    /// (where it would be mailed as if something had gone wrong).
+    pub fn progress_note(&self, msg: &str) {
+        if self.shows_progress() {
+            self.status(msg);
+        }
+    }
+
     pub fn warn(&self, msg: &str) {
         let _ = writeln!(io::stderr(), "{}: {msg}", self.paint("warning", 33));
     }

@@ -161,7 +161,8 @@ pub fn show_plan(ui: &Ui, summary: &Summary, moves: &[Judged], samples: usize) {
     }
     let mut examples = Table::new(vec![
         Column::id("JOB"),
-        Column::new("DESTINATION").truncate(12).priority(2),
+        // Which destination answered is never dropped (issue 23 item 13).
+        Column::new("DESTINATION").truncate(12),
         Column::new("VERDICT"),
         Column::new("TO"),
         Column::new("REASON").truncate(20).priority(1),
@@ -204,13 +205,14 @@ pub struct Report<'a> {
 
 /// The rows' table, written as the run goes: the job id in full when the width leaves the
 /// reason 24 columns (120 columns do), else the shortest prefix the ids so far need (8 to start; every JOB argument takes a prefix);
-/// the reason takes what is left, the destination goes before it is squeezed away, and the
-/// state a job went to (its verdict says it) goes first.
+/// the reason takes what is left, the destination is never dropped (which destination
+/// answered is part of every verdict), and the state a job went to (its verdict says it)
+/// goes first.
 fn rows_table(ui: &Ui) -> StreamTable {
     StreamTable::new(
         vec![
             Column::id("JOB"),
-            Column::new("DESTINATION").truncate(12).priority(2),
+            Column::new("DESTINATION").truncate(12),
             Column::new("VERDICT"),
             Column::new("ACTION"),
             Column::new("TO").priority(3),
