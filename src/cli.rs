@@ -222,11 +222,14 @@ fn clap_failure(ui: &Ui, e: clap::Error) -> u8 {
         }
         _ => {
             let rendered = e.render().to_string();
-            // The first line without clap's "error: ", for the JSON document.
+            // The message without clap's "error: " and the usage after it, on one line for
+            // the JSON document: "… not provided: <JOB>" names what is missing.
             let first = rendered
                 .lines()
-                .next()
-                .unwrap_or("")
+                .take_while(|l| !l.trim().is_empty() && !l.starts_with("Usage:"))
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ")
                 .trim_start_matches("error: ")
                 .to_string();
             let err =

@@ -93,11 +93,7 @@ struct CheckReport {
 }
 
 fn jobs(n: i64) -> String {
-    if n == 1 {
-        "1 job".into()
-    } else {
-        format!("{} jobs", thousands(n))
-    }
+    crate::ui::text::counted(n, "job", "jobs")
 }
 
 fn since(now: DateTime<Utc>, t: Option<DateTime<Utc>>) -> String {

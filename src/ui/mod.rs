@@ -346,15 +346,20 @@ impl Ui {
         let (pb, template) = match len {
             Some(n) => (
                 indicatif::ProgressBar::with_draw_target(Some(n), hidden),
-                "{msg} [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)",
+                "{msg} [{bar:30}] {pos}/{len} ({rate}, {eta} left)",
             ),
             None => (
                 indicatif::ProgressBar::with_draw_target(None, hidden),
-                "{spinner} {msg}: {pos} ({per_sec}, {elapsed})",
+                "{spinner} {msg}: {pos} ({rate}, {elapsed})",
             ),
         };
         if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
-            pb.set_style(style.progress_chars("=> "));
+            pb.set_style(style.progress_chars("=> ").with_key(
+                "rate",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&rate(state.per_sec()));
+                },
+            ));
         }
         pb.set_message(label.to_string());
         pb
@@ -393,6 +398,18 @@ impl Ui {
 
     pub fn stdout_is_terminal(&self) -> bool {
         self.stdout_tty
+    }
+}
+
+/// A progress bar's rate as a person reads it: `5.8/s` below 10 a second, `123/s` above
+/// (indicatif's own `{per_sec}` prints `5.7607/s`).
+pub fn rate(per_sec: f64) -> String {
+    if !per_sec.is_finite() || per_sec <= 0.0 {
+        "0/s".into()
+    } else if per_sec < 10.0 {
+        format!("{per_sec:.1}/s")
+    } else {
+        format!("{}/s", per_sec.round() as u64)
     }
 }
 
@@ -449,7 +466,18 @@ fn terminal_width(fd: libc::c_int) -> Option<u16> {
 
 #[cfg(test)]
 mod tests {
-    use super::escape;
+    use super::{escape, rate};
+
+    /// Issue 23 item 14: the progress rate read "5.7607/s".
+    #[test]
+    fn item_14_progress_rates_are_rounded() {
+        assert_eq!(rate(5.7607), "5.8/s");
+        assert_eq!(rate(0.04), "0.0/s");
+        assert_eq!(rate(12.6), "13/s");
+        assert_eq!(rate(1234.4), "1234/s");
+        assert_eq!(rate(0.0), "0/s");
+        assert_eq!(rate(f64::INFINITY), "0/s");
+    }
 
     #[test]
     fn escape_shows_control_characters_visibly() {

@@ -154,6 +154,15 @@ pub fn thousands(n: i64) -> String {
     out
 }
 
+/// `1 expired lease`, `3 expired leases`: a count and its noun, singular or plural.
+pub fn counted(n: i64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{} {many}", thousands(n))
+    }
+}
+
 /// A number's change since an earlier look, for a live view: `▲3`, `▼1,200`, or empty when
 /// it did not change.
 pub fn change(now: i64, then: i64) -> String {

@@ -1438,39 +1438,39 @@ async fn migrate_status_fits_every_width() {
     let [a, b, c, d] = fx.widths(&["migrate", "status"], 0);
     insta::assert_snapshot!(a, @"
     VERSION  NAME                STATE    APPLIED ON
-          1  publication_jobs    applied  2024-05-01T10:00:00.0…
-          2  roles               applied  2024-05-01T10:00:00.0…
-          3  claim_index         applied  2024-05-01T10:00:00.0…
-          4  listing_indexes     applied  2024-05-01T10:00:00.0…
-          5  destination_pauses  applied  2024-05-01T10:00:00.0…
-          6  event_trail         applied  2024-05-01T10:00:00.0…
+          1  publication_jobs    applied  YYYY-MM-DDThh:mm:ssZ
+          2  roles               applied  YYYY-MM-DDThh:mm:ssZ
+          3  claim_index         applied  YYYY-MM-DDThh:mm:ssZ
+          4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
+          5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
+          6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(b, @"
     VERSION  NAME                STATE    APPLIED ON
-          1  publication_jobs    applied  2024-05-01T10:00:00.000000Z
-          2  roles               applied  2024-05-01T10:00:00.000000Z
-          3  claim_index         applied  2024-05-01T10:00:00.000000Z
-          4  listing_indexes     applied  2024-05-01T10:00:00.000000Z
-          5  destination_pauses  applied  2024-05-01T10:00:00.000000Z
-          6  event_trail         applied  2024-05-01T10:00:00.000000Z
+          1  publication_jobs    applied  YYYY-MM-DDThh:mm:ssZ
+          2  roles               applied  YYYY-MM-DDThh:mm:ssZ
+          3  claim_index         applied  YYYY-MM-DDThh:mm:ssZ
+          4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
+          5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
+          6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(c, @"
     VERSION  NAME                STATE    APPLIED ON
-          1  publication_jobs    applied  2024-05-01T10:00:00.000000Z
-          2  roles               applied  2024-05-01T10:00:00.000000Z
-          3  claim_index         applied  2024-05-01T10:00:00.000000Z
-          4  listing_indexes     applied  2024-05-01T10:00:00.000000Z
-          5  destination_pauses  applied  2024-05-01T10:00:00.000000Z
-          6  event_trail         applied  2024-05-01T10:00:00.000000Z
+          1  publication_jobs    applied  YYYY-MM-DDThh:mm:ssZ
+          2  roles               applied  YYYY-MM-DDThh:mm:ssZ
+          3  claim_index         applied  YYYY-MM-DDThh:mm:ssZ
+          4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
+          5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
+          6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(d, @"
     VERSION  NAME                STATE    APPLIED ON
-          1  publication_jobs    applied  2024-05-01T10:00:00.000000Z
-          2  roles               applied  2024-05-01T10:00:00.000000Z
-          3  claim_index         applied  2024-05-01T10:00:00.000000Z
-          4  listing_indexes     applied  2024-05-01T10:00:00.000000Z
-          5  destination_pauses  applied  2024-05-01T10:00:00.000000Z
-          6  event_trail         applied  2024-05-01T10:00:00.000000Z
+          1  publication_jobs    applied  YYYY-MM-DDThh:mm:ssZ
+          2  roles               applied  YYYY-MM-DDThh:mm:ssZ
+          3  claim_index         applied  YYYY-MM-DDThh:mm:ssZ
+          4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
+          5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
+          6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }
