@@ -85,6 +85,12 @@ pub struct GlobalArgs {
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 
+    /// Ask for the database password on the terminal when none is found (psql's -W): not in
+    /// the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is
+    /// echoed or printed
+    #[arg(short = 'W', long, global = true)]
+    pub password: bool,
+
     /// Open every session read-only: inspection runs on any server of a multi-host URL, a hot
     /// standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]
     #[arg(long, global = true)]
@@ -136,6 +142,7 @@ impl GlobalArgs {
             statement_timeout: self.statement_timeout.map(|d| d.0),
             lock_timeout: self.lock_timeout.map(|d| d.0),
             read_only,
+            ask_password: self.password,
             command,
         })
     }

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Kind, Result};
 
+pub mod secret;
 mod stream;
 pub mod table;
 pub mod text;
@@ -302,6 +303,21 @@ impl Ui {
     /// Whether a person can answer a question: stdin and stderr are terminals.
     pub fn can_prompt(&self) -> bool {
         self.stdin_tty && self.stderr_tty
+    }
+
+    /// Ask for a secret on the terminal (nothing typed is echoed): `None` when the person
+    /// cancelled (Ctrl-C, Ctrl-D) or there is no terminal to ask on.
+    pub fn ask_secret(&self, prompt: &str) -> Result<Option<String>> {
+        if !self.can_prompt() {
+            return Ok(None);
+        }
+        match secret::ask(prompt) {
+            Ok(secret::Answer::Given(s)) => Ok(Some(s)),
+            Ok(secret::Answer::Cancelled) => Ok(None),
+            Err(e) => Err(Error::runtime(format!(
+                "cannot read from the terminal: {e}"
+            ))),
+        }
     }
 
     /// Ask yes/no on the terminal, default No. Ctrl-C or an error is a No.
