@@ -71,3 +71,39 @@ where
         ))
     }
 }
+
+/// A value parser that takes any text (its command checks it, forgivingly) but tells clap the
+/// values there are, so `--help` lists them and the shell completions offer them instead of
+/// file names (`events --action <TAB>`).
+#[derive(Clone)]
+pub struct Offering {
+    names: fn() -> Vec<&'static str>,
+}
+
+/// `value_parser = offering(valid_actions)`.
+pub fn offering(names: fn() -> Vec<&'static str>) -> Offering {
+    Offering { names }
+}
+
+impl clap::builder::TypedValueParser for Offering {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            (self.names)()
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
+        ))
+    }
+}
