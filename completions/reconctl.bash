@@ -275,7 +275,7 @@ _reconctl() {
 
     case "${cmd}" in
         reconctl)
-            opts="-o -q -v -h -V --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help --version migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help"
+            opts="-o -q -v -W -h -V --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help --version migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -321,7 +321,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__check)
-            opts="-o -q -v -h --max-uncertain --max-conflict --stuck-after --uncertain-after --order-window --max-pause --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --max-uncertain --max-conflict --stuck-after --uncertain-after --order-window --max-pause --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -391,7 +391,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__destination)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help list pause resume help"
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help list pause resume help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -507,7 +507,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__destination__subcmd__list)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -553,7 +553,11 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__destination__subcmd__pause)
-            opts="-y -o -q -v -h --reason --for --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-y -o -q -v -W -h --reason --for --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} != -* && ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}") )
+                return 0
+            fi
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -607,7 +611,11 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__destination__subcmd__resume)
-            opts="-y -o -q -v -h --reason --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-y -o -q -v -W -h --reason --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} != -* && ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}") )
+                return 0
+            fi
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -657,7 +665,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__doctor)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -703,7 +711,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__events)
-            opts="-f -o -q -v -h --job --destination --actor --action --since --until --limit --last --cursor --follow --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-f -o -q -v -W -h --job --destination --actor --action --since --until --limit --last --cursor --follow --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -714,7 +722,7 @@ _reconctl() {
                     return 0
                     ;;
                 --destination)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --actor)
@@ -722,7 +730,7 @@ _reconctl() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "reserve claim renew mark_sent complete fail timed_out sweep_unsent sweep_sent mark_accepted mark_safe_to_retry mark_failed reconcile_accepted reconcile_safe_to_retry reconcile_conflict pause repause resume expire" -- "${cur}"))
                     return 0
                     ;;
                 --since)
@@ -1201,7 +1209,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help list show uncertain stuck reserve help"
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help list show uncertain stuck reserve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1345,7 +1353,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__list)
-            opts="-o -q -v -h --state --destination --tenant --article --external-ref --older-than --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --state --destination --tenant --article --external-ref --older-than --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1356,7 +1364,7 @@ _reconctl() {
                     return 0
                     ;;
                 --destination)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --tenant)
@@ -1423,7 +1431,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__reserve)
-            opts="-o -q -v -h --tenant --article --revision --destination --payload-file --payload-hash --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --tenant --article --revision --destination --payload-file --payload-hash --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1442,7 +1450,7 @@ _reconctl() {
                     return 0
                     ;;
                 --destination)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --payload-file)
@@ -1493,7 +1501,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__show)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1539,7 +1547,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__stuck)
-            opts="-o -q -v -h --older-than --destination --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --older-than --destination --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1550,7 +1558,7 @@ _reconctl() {
                     return 0
                     ;;
                 --destination)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --limit)
@@ -1601,14 +1609,14 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__uncertain)
-            opts="-o -q -v -h --destination --limit --cursor --watch --interval --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --destination --limit --cursor --watch --interval --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --destination)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --limit)
@@ -1663,7 +1671,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__mark)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help accepted safe-to-retry failed help"
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help accepted safe-to-retry failed help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1709,7 +1717,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__mark__subcmd__accepted)
-            opts="-y -o -q -v -h --reason --expect-version --no-lookup --yes --dry-run --remote-id --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-y -o -q -v -W -h --reason --expect-version --no-lookup --yes --dry-run --remote-id --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1767,7 +1775,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__mark__subcmd__failed)
-            opts="-y -o -q -v -h --reason --expect-version --no-lookup --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-y -o -q -v -W -h --reason --expect-version --no-lookup --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1891,7 +1899,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__mark__subcmd__safe__subcmd__to__subcmd__retry)
-            opts="-y -o -q -v -h --reason --expect-version --no-lookup --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-y -o -q -v -W -h --reason --expect-version --no-lookup --yes --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1945,7 +1953,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__metrics)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1991,7 +1999,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__migrate)
-            opts="-y -o -q -v -h --dry-run --yes --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help status help"
+            opts="-y -o -q -v -W -h --dry-run --yes --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2079,7 +2087,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__migrate__subcmd__status)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2125,14 +2133,14 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__reconcile)
-            opts="-y -o -q -v -h --destination --limit --concurrency --rps --apply --yes --max --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-y -o -q -v -W -h --destination --limit --concurrency --rps --apply --yes --max --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --destination)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --limit)
@@ -2191,7 +2199,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__ref)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2237,7 +2245,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__remote)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help lookup help"
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help lookup help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2325,14 +2333,14 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__remote__subcmd__lookup)
-            opts="-o -q -v -h --destination --ref --payload-hash --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --destination --ref --payload-hash --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --destination)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --ref)
@@ -2383,7 +2391,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__sandbox)
-            opts="-o -q -v -h --drill --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --drill --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2429,7 +2437,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__status)
-            opts="-o -q -v -h --watch --interval --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --watch --interval --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2479,7 +2487,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__sweep)
-            opts="-o -q -v -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help leases help"
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help leases help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2567,7 +2575,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__sweep__subcmd__leases)
-            opts="-o -q -v -h --grace --batch --limit --max-runtime --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-o -q -v -W -h --grace --batch --limit --max-runtime --dry-run --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

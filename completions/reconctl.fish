@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_reconctl_global_optspecs
-    string join \n database-url= config= o/output= actor= statement-timeout= lock-timeout= color= q/quiet v/verbose read-only h/help V/version
+    string join \n database-url= config= o/output= actor= statement-timeout= lock-timeout= color= q/quiet v/verbose W/password read-only h/help V/version
 end
 
 function __fish_reconctl_needs_command
@@ -43,6 +43,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_needs_command" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_needs_command" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_needs_command" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_needs_command" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c reconctl -n "__fish_reconctl_needs_command" -s V -l version -d 'Print version'
@@ -76,6 +77,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fis
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s y -l yes -d 'Create the schema without asking, also in a database that already has other tables'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
@@ -93,6 +95,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand migrate; and __fish_seen_subcommand_from help" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
@@ -110,6 +113,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l interval -d 'How often --watch refreshes, at least 1s [default: 2s]' -r
@@ -127,6 +131,7 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l watch -d 'Refresh every --interval until q or Ctrl-C: on a terminal in place, with what changed since it began; otherwise one report per interval (-o jsonl: one document a line)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand status" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
@@ -142,11 +147,12 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "list" -d 'List jobs, filtered, in keyset pages'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "show" -d 'One job (by id or external_ref) with its event history'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "uncertain" -d 'Uncertain jobs, oldest first'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "uncertain" -d 'Uncertain jobs, the longest uncertain first'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "stuck" -d 'Jobs waiting too long, and in-flight jobs whose lease expired'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "reserve" -d 'Reserve the one job of a publishing intent (the worker\'s first step)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and not __fish_seen_subcommand_from list show uncertain stuck reserve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -157,7 +163,7 @@ accepted\t''
 safe_to_retry\t''
 failed\t''
 conflict\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l destination -d 'Only jobs for this destination' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l destination -d 'Only jobs for this destination' -r -f -a "(reconctl __complete destinations 2>/dev/null)"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l tenant -d 'Only jobs of this tenant' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l article -d 'Only jobs of this article (with --tenant: of that tenant)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l external-ref -d 'Only the job with this external_ref' -r
@@ -177,6 +183,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
@@ -192,9 +199,10 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l destination -d 'Only jobs for this destination' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l destination -d 'Only jobs for this destination' -r -f -a "(reconctl __complete destinations 2>/dev/null)"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l limit -d 'At most this many jobs (1 to 10000)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l cursor -d 'Continue after the last job of a previous page (its `next_cursor`)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l interval -d 'How often --watch refreshes, at least 1s [default: 2s]' -r
@@ -212,10 +220,11 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l watch -d 'Refresh every --interval until q or Ctrl-C: on a terminal in place, with what changed since it began; otherwise one report per interval (-o jsonl: one document a line)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from uncertain" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l older-than -d 'pending or safe_to_retry jobs waiting longer than this (in_flight jobs count once their lease expired)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l destination -d 'Only jobs for this destination' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l older-than -d 'pending or safe_to_retry jobs waiting longer than this, and in_flight jobs whose lease expired longer ago than this' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l destination -d 'Only jobs for this destination' -r -f -a "(reconctl __complete destinations 2>/dev/null)"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l limit -d 'At most this many jobs (1 to 10000)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l cursor -d 'Continue after the last job of a previous page (its `next_cursor`)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
@@ -231,12 +240,13 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from stuck" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l tenant -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l article -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l revision -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l destination -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l destination -r -f -a "(reconctl __complete destinations 2>/dev/null)"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l payload-file -d 'The rendered payload (a regular file of at most 64 MiB); its SHA-256 is recorded' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l payload-hash -d 'The payload\'s lowercase hex SHA-256' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
@@ -252,11 +262,12 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from reserve" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "list" -d 'List jobs, filtered, in keyset pages'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "show" -d 'One job (by id or external_ref) with its event history'
-complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "uncertain" -d 'Uncertain jobs, oldest first'
+complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "uncertain" -d 'Uncertain jobs, the longest uncertain first'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "stuck" -d 'Jobs waiting too long, and in-flight jobs whose lease expired'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "reserve" -d 'Reserve the one job of a publishing intent (the worker\'s first step)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand jobs; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -273,6 +284,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand ref" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
@@ -288,11 +300,12 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -f -a "lookup" -d 'Ask the destination whether it has the job; print outcome, matches and verdict'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and not __fish_seen_subcommand_from lookup help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l destination -d 'The destination to ask (with --ref, without a job)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l destination -d 'The destination to ask (with --ref, without a job)' -r -f -a "(reconctl __complete destinations 2>/dev/null)"
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l ref -d 'The external_ref to ask for (with --destination)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l payload-hash -d 'Compare the matches\' content hash with this payload hash' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
@@ -308,6 +321,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from lookup" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand remote; and __fish_seen_subcommand_from help" -f -a "lookup" -d 'Ask the destination whether it has the job; print outcome, matches and verdict'
@@ -325,6 +339,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -f -a "accepted" -d 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
@@ -350,6 +365,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l dry-run -d 'Show what would happen, change nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l reason -d 'Why (recorded in the event)' -r
@@ -370,6 +386,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l dry-run -d 'Show what would happen, change nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from safe-to-retry" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l reason -d 'Why (recorded in the event)' -r
@@ -390,6 +407,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l dry-run -d 'Show what would happen, change nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "accepted" -d 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
@@ -409,6 +427,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and not __fish_seen_subcommand_from leases help" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
@@ -431,11 +450,12 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l dry-run -d 'Count what would move, move nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from leases" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from help" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l destination -d 'Only jobs for this destination' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l destination -d 'Only jobs for this destination' -r -f -a "(reconctl __complete destinations 2>/dev/null)"
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l limit -d 'Examine at most this many uncertain jobs' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l concurrency -d 'Lookups in flight at once' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l rps -d 'At most this many lookups a second (protect the CMS during its own incident)' -r
@@ -455,12 +475,31 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l apply -d
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s y -l yes -d 'Do not ask before applying; needed without a terminal'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l job -d 'Only the events of this job (its id, a unique prefix of it, or its external_ref)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l destination -d 'Only events of this destination\'s jobs, and its pauses and resumes' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l destination -d 'Only events of this destination\'s jobs, and its pauses and resumes' -r -f -a "(reconctl __complete destinations 2>/dev/null)"
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l actor -d 'Only events recorded by this actor, exactly as recorded (a person, a worker\'s lease owner, a sweeper)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l action -d 'Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or pause, repause, resume, expire' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l action -d 'Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or pause, repause, resume, expire' -r -f -a "reserve\t''
+claim\t''
+renew\t''
+mark_sent\t''
+complete\t''
+fail\t''
+timed_out\t''
+sweep_unsent\t''
+sweep_sent\t''
+mark_accepted\t''
+mark_safe_to_retry\t''
+mark_failed\t''
+reconcile_accepted\t''
+reconcile_safe_to_retry\t''
+reconcile_conflict\t''
+pause\t''
+repause\t''
+resume\t''
+expire\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l since -d 'Only events at or after this: a duration back from now (30m, 2h, 1d) or an RFC 3339 time (2024-05-01T09:00:00Z)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l until -d 'Only events before this: a duration back from now (1h: an hour ago) or an RFC 3339 time' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l limit -d 'At most this many events (1 to 10000) [default: 50]' -r
@@ -479,6 +518,7 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s f -l follow -d 'Keep printing matching events as they commit, until Ctrl-C; with --since, --cursor or --last, first the ones already there'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
@@ -494,11 +534,12 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l max-uncertain -d 'Most uncertain jobs tolerated' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l max-conflict -d 'Most conflict jobs tolerated' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l stuck-after -d 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l stuck-after -d 'pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck (the rule of `jobs stuck --older-than`)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l uncertain-after -d 'An uncertain job older than this is a violation even within --max-uncertain' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l order-window -d 'Look for out-of-order publications (an older revision accepted after a newer one) among the jobs accepted this recently; run check more often than this' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l max-pause -d 'A destination paused for longer than this is a violation (someone may have forgotten to resume it) [default: pauses are never a violation]' -r
@@ -515,6 +556,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand check" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l database-url -d 'Use and migrate this database (it must hold no jobs) instead of a throwaway cluster; DATABASE_URL is ignored here' -r
@@ -531,6 +573,7 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l drill -d 'Run the incident walk-through non-interactively, then clean up'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sandbox" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
@@ -546,6 +589,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and not __fish_seen_subcommand_from list pause resume help" -f -a "list" -d 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
@@ -565,6 +609,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l reason -d 'Why (recorded, and shown by status, jobs list and destination list)' -r
@@ -584,6 +629,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fis
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l dry-run -d 'Show what would happen, change nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l reason -d 'Why (recorded)' -r
@@ -602,6 +648,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fis
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l dry-run -d 'Show what would happen, change nothing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
@@ -626,7 +673,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_s
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from migrate" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "list" -d 'List jobs, filtered, in keyset pages'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "show" -d 'One job (by id or external_ref) with its event history'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "uncertain" -d 'Uncertain jobs, oldest first'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "uncertain" -d 'Uncertain jobs, the longest uncertain first'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "stuck" -d 'Jobs waiting too long, and in-flight jobs whose lease expired'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "reserve" -d 'Reserve the one job of a publishing intent (the worker\'s first step)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from remote" -f -a "lookup" -d 'Ask the destination whether it has the job; print outcome, matches and verdict'
@@ -637,3 +684,4 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "list" -d 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "pause" -d 'Stop workers claiming one destination\'s jobs (in-flight jobs finish as usual)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "resume" -d 'Let workers claim one destination\'s jobs again'
+complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause resume" -f -a "(reconctl __complete destinations 2>/dev/null)"

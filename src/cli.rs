@@ -85,6 +85,12 @@ pub struct GlobalArgs {
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 
+    /// Ask for the database password on the terminal when none is found (psql's -W): not in
+    /// the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is
+    /// echoed or printed
+    #[arg(short = 'W', long, global = true)]
+    pub password: bool,
+
     /// Open every session read-only: inspection runs on any server of a multi-host URL, a hot
     /// standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]
     #[arg(long, global = true)]
@@ -131,6 +137,7 @@ impl GlobalArgs {
             statement_timeout: self.statement_timeout.map(|d| d.0),
             lock_timeout: self.lock_timeout.map(|d| d.0),
             read_only,
+            ask_password: self.password,
             command,
         })
     }
@@ -217,11 +224,14 @@ fn clap_failure(ui: &Ui, e: clap::Error) -> u8 {
         }
         _ => {
             let rendered = e.render().to_string();
-            // The first line without clap's "error: ", for the JSON document.
+            // The message without clap's "error: " and the usage after it, on one line for
+            // the JSON document: "… not provided: <JOB>" names what is missing.
             let first = rendered
                 .lines()
-                .next()
-                .unwrap_or("")
+                .take_while(|l| !l.trim().is_empty() && !l.starts_with("Usage:"))
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ")
                 .trim_start_matches("error: ")
                 .to_string();
             let err =

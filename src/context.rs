@@ -32,6 +32,8 @@ pub struct Settings {
     pub statement_timeout: Option<Duration>,
     pub lock_timeout: Option<Duration>,
     pub read_only: bool,
+    /// `-W/--password`: ask on the terminal when no password is found.
+    pub ask_password: bool,
     /// The subcommand path (`sweep leases`), for the sessions' `application_name`.
     pub command: String,
 }
@@ -94,12 +96,41 @@ impl Context {
             "" => "reconctl".to_string(),
             c => format!("reconctl {c}"),
         };
-        let t = Target::resolve(self.settings.database_url.as_deref(), &self.limits)?
+        let mut t = Target::resolve(self.settings.database_url.as_deref(), &self.limits)?
             .with_application_name(application);
         for w in t.warnings() {
             self.ui.warn(w);
         }
+        if self.settings.ask_password && t.lacks_password() {
+            let secret = self.ask_password(&t)?;
+            t = t.with_password(secret);
+        }
         Ok(self.target.get_or_init(|| t))
+    }
+
+    /// `--password` and no password found: ask on the terminal, as psql -W does; without one
+    /// (cron, a pipe) say so, exit 2: a job must not wait for an answer nobody can give.
+    fn ask_password(&self, t: &Target) -> Result<String> {
+        use crate::error::Error;
+        if !self.ui.can_prompt() {
+            return Err(Error::usage(
+                "--password asks for the database password on a terminal, and there is none here",
+            )
+            .hinted(
+                "give the password without a terminal through PGPASSWORD or ~/.pgpass (mode 0600)",
+            ));
+        }
+        let prompt = format!(
+            "Password for user {} at {}: ",
+            crate::ui::escape(&t.settings().user),
+            crate::ui::escape(&t.first_host())
+        );
+        self.ui.ask_secret(&prompt)?.ok_or_else(|| {
+            Error::new(
+                crate::error::Code::Declined,
+                "no password given: nothing done",
+            )
+        })
     }
 
     /// The pool, created on first use; every session has the statement and lock timeouts.

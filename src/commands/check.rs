@@ -30,7 +30,7 @@ pub struct Args {
     /// Most conflict jobs tolerated
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub max_conflict: u64,
-    /// pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck
+    /// pending/safe_to_retry waiting longer than this, or a lease expired longer ago, is stuck (the rule of `jobs stuck --older-than`)
     #[arg(long, default_value = "15m", value_name = "DUR")]
     pub stuck_after: HumanDuration,
     /// An uncertain job older than this is a violation even within --max-uncertain
@@ -93,11 +93,7 @@ struct CheckReport {
 }
 
 fn jobs(n: i64) -> String {
-    if n == 1 {
-        "1 job".into()
-    } else {
-        format!("{} jobs", thousands(n))
-    }
+    crate::ui::text::counted(n, "job", "jobs")
 }
 
 fn since(now: DateTime<Utc>, t: Option<DateTime<Utc>>) -> String {

@@ -380,20 +380,8 @@ async fn resolve<C: GenericClient>(
     let mut known = configured;
     known.extend(pause::destinations_with_jobs(client).await?);
     known.extend(pauses.in_force.iter().map(|p| p.destination.clone()));
-    let shown: Vec<&str> = known.iter().take(30).map(String::as_str).collect();
-    let list = if shown.is_empty() {
-        "none: no destination is configured, and no job names one".to_string()
-    } else if known.len() > shown.len() {
-        format!("{}, … ({} in all)", shown.join(", "), known.len())
-    } else {
-        shown.join(", ")
-    };
-    Err(Error::usage(format!(
-        "unknown destination `{}`: it is not configured, not paused, and no job names it",
-        name.chars().take(100).collect::<String>()
-    ))
-    .hinted(format!("known destinations: {list}"))
-    .hinted("nothing changed; `reconctl destination list` shows them with their pauses"))
+    Err(crate::jobs::query::unknown_destination(name, &known, None)
+        .hinted("nothing changed; `reconctl destination list` shows them with their pauses"))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -422,6 +410,25 @@ fn open_line(load: &DestinationLoad) -> String {
         .join(", ")
 }
 
+/// When a worker's leases end, worded for each end's side of now: `lease ends in 5m`,
+/// `leases end in 2m–7m 45s`, `leases expired 27m 15s–3m ago`, or (some gone, some not)
+/// `the first lease expired 27m 15s ago, the last ends in 7m 45s`.
+fn lease_window(now: DateTime<Utc>, first: DateTime<Utc>, last: DateTime<Utc>) -> String {
+    let left = |t: DateTime<Utc>| span(now, t).unwrap_or_else(|| "0s".into());
+    let gone = |t: DateTime<Utc>| span(t, now).unwrap_or_else(|| "0s".into());
+    match (first > now, last > now) {
+        _ if first == last && first > now => format!("lease ends in {}", left(first)),
+        _ if first == last => format!("lease expired {}", ago(now, first)),
+        (true, _) => format!("leases end in {}–{}", left(first), left(last)),
+        (false, false) => format!("leases expired {}–{} ago", gone(first), gone(last)),
+        (false, true) => format!(
+            "the first lease expired {}, the last ends in {}",
+            ago(now, first),
+            left(last)
+        ),
+    }
+}
+
 fn leases_line(load: &DestinationLoad) -> String {
     if load.leases.is_empty() {
         return "none".into();
@@ -429,16 +436,7 @@ fn leases_line(load: &DestinationLoad) -> String {
     load.leases
         .iter()
         .map(|l| {
-            let expiry = |t: DateTime<Utc>| until_text(load.now, Some(t)).replacen("in ", "", 1);
-            let window = if l.first_expiry == l.last_expiry {
-                format!("lease ends {}", until_text(load.now, Some(l.first_expiry)))
-            } else {
-                format!(
-                    "leases end in {}–{}",
-                    expiry(l.first_expiry),
-                    expiry(l.last_expiry)
-                )
-            };
+            let window = lease_window(load.now, l.first_expiry, l.last_expiry);
             let jobs = if l.jobs == 1 {
                 "1 job".to_string()
             } else {
@@ -841,6 +839,31 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 23 item 14: "leases end in 27m 15s ago–7m 45s" read each end on its own side of
+    /// now.
+    #[test]
+    fn item_14_lease_windows_say_each_end_on_its_side_of_now() {
+        let now = Utc::now();
+        let at = |secs: i64| now + chrono::Duration::seconds(secs);
+        assert_eq!(
+            lease_window(now, at(-(27 * 60 + 15)), at(7 * 60 + 45)),
+            "the first lease expired 27m 15s ago, the last ends in 7m 45s"
+        );
+        assert_eq!(
+            lease_window(now, at(120), at(7 * 60 + 45)),
+            "leases end in 2m–7m 45s"
+        );
+        assert_eq!(
+            lease_window(now, at(-(27 * 60 + 15)), at(-180)),
+            "leases expired 27m 15s–3m ago"
+        );
+        assert_eq!(lease_window(now, at(300), at(300)), "lease ends in 5m");
+        assert_eq!(
+            lease_window(now, at(-300), at(-300)),
+            "lease expired 5m ago"
+        );
+    }
 
     #[test]
     fn ends_read_as_people_say_them() {

@@ -281,12 +281,16 @@ async fn destination_checks(ctx: &Context, checks: &mut Vec<Check>) {
     // The controls of SPEC §4: a publication the destination must hold comes back found, a
     // made-up reference not found. Reachable is not enough: a wrong path answers 404 for
     // everything, a wrong parameter `[]`, and either would pass for "not found".
-    let clock = match ctx.db().await {
-        Ok(db) => query::db_clock(&**db)
-            .await
-            .unwrap_or_else(|_| DbClock::local()),
-        Err(_) => DbClock::local(),
+    let (clock, db_down) = match ctx.db().await {
+        Ok(db) => (
+            query::db_clock(&**db)
+                .await
+                .unwrap_or_else(|_| DbClock::local()),
+            None,
+        ),
+        Err(e) => (DbClock::local(), Some(e)),
     };
+    let db_down = db_down.as_ref();
     let gate = match Gate::new(ctx, clock) {
         Ok(g) => g,
         Err(e) => {
@@ -301,6 +305,15 @@ async fn destination_checks(ctx: &Context, checks: &mut Vec<Check>) {
             Ok(d) => d,
             Err(e) => return Check::error(label, &e),
         };
+        // Without the database and without a canary_ref there is no publication to prove
+        // the lookup with: say so, not "set canary_ref" (the config is not what is wrong).
+        if let (Some(_), None) = (db_down, &dest.settings().canary_ref) {
+            return Check::fail(
+                label,
+                "not checked: the database is unreachable, and the positive control needs a publication recorded there (this destination has no canary_ref)",
+                Some("fix the connection (the connection check above says why), then run `reconctl doctor` again".into()),
+            );
+        }
         let controls = gate.controls(&dest).await;
         // The kind and the auth scheme (the variables' names, never a secret): what a
         // person checks first when a destination fails.

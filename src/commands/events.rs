@@ -2,9 +2,11 @@
 //! prints events as they commit (SPEC §7; the queries and the follower: `jobs::events`).
 //!
 //! `-o table` is a timeline read top-down, one event a line: time (a heading line for each
-//! UTC day), actor, job id prefix, the move, then reason and evidence. It fits the terminal:
-//! times, id prefixes, state and destination names are never cut or wrapped; the actor is
-//! shortened, and reason and evidence are cut (with `…`) or dropped first. Every string from
+//! UTC day), actor, job id prefix, the move, then reason and evidence. It fits the terminal
+//! the way an audit view must: who and why outrank everything but when and what, so times,
+//! moves and actors are never cut, the job column goes first when space is short (the job's
+//! id then starts the line under the event), and a reason (with its evidence) too long for
+//! the rest of its line goes whole under it, wrapped. Every string from
 //! the database (actors, reasons, evidence: they come from outside) goes through
 //! [`crate::ui::escape`], so the terminal shows control characters (`\n`, `\x1b`,
 //! `\u{202e}`) instead of obeying them.
@@ -46,7 +48,7 @@ pub struct Args {
     pub actor: Option<String>,
     /// Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or
     /// pause, repause, resume, expire
-    #[arg(long, value_name = "ACTION")]
+    #[arg(long, value_name = "ACTION", value_parser = crate::commands::one_of::offering(crate::jobs::events::valid_actions))]
     pub action: Vec<String>,
     /// Only events at or after this: a duration back from now (30m, 2h, 1d) or an RFC 3339
     /// time (2024-05-01T09:00:00Z)
@@ -153,6 +155,8 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         until,
     };
     let db = ctx.db().await?;
+    crate::commands::jobs::require_known_destination(ctx, &**db, filter.destination.as_deref())
+        .await?;
     if let Some(j) = &job {
         filter.job = Some(store::get(&**db, j).await?.id);
     }
@@ -343,6 +347,8 @@ const MIN_WIDTH: usize = 60;
 /// An id prefix: unique enough to tell the events' jobs apart (and 8+ hex digits, as JOB
 /// arguments take them).
 const ID_PREFIX: usize = 8;
+/// The narrowest reason worth showing beside the line: the job column goes before it.
+const DETAIL_MIN: usize = 20;
 /// The widest move between two states (`uncertain → safe_to_retry`).
 const MOVE_WIDTH: usize = 25;
 
@@ -356,7 +362,10 @@ struct Timeline {
     digits: HashMap<Uuid, usize>,
     actor: usize,
     moves: usize,
-    /// Width left for reason and evidence: `None` unlimited (not a terminal), 0 dropped.
+    /// Whether the job column is shown (dropped before actor and reason are cut).
+    job: bool,
+    /// Width left on the line for reason and evidence: `None` unlimited (not a terminal).
+    /// A detail longer than that goes under the line, wrapped.
     detail: Option<usize>,
     header: bool,
     day: Option<NaiveDate>,
@@ -366,23 +375,20 @@ impl Timeline {
     fn new(ui: &Ui, id_digits: usize, actor_max: usize, moves: usize) -> Timeline {
         let width = ui.width().map(|w| usize::from(w).max(MIN_WIDTH));
         let id = id_digits + usize::from(id_digits > 8);
+        // The actor is never cut: one wider than its column starts the line under its event.
         let actor_max = actor_max.max("ACTOR".len());
-        let (actor, detail) = match width {
-            None => (actor_max.min(32), None),
+        let (actor, job, detail) = match width {
+            None => (actor_max, true, None),
             Some(w) => {
-                // time, actor, job, move, then the detail, a gap between each.
-                let room = w.saturating_sub(TIME + id + moves + 4 * GAP);
-                // The actor is shortened before the reason: up to 12 columns on a narrow
-                // terminal, 24 on a wide one.
-                let cap = if room < 60 { 12 } else { 24 };
                 let actor = actor_max
-                    .min(cap)
-                    .min(room.saturating_sub(16))
-                    .max(6.min(room));
-                match room - actor {
-                    d if d >= 8 => (actor, Some(d)),
-                    _ => (actor_max.min(room + GAP), Some(0)),
-                }
+                    .min(w.saturating_sub(TIME + 2 * GAP + moves))
+                    .max("ACTOR".len());
+                // Time, actor and move always; the job when the detail keeps a useful width
+                // beside it; the detail takes the rest (or goes under the line).
+                let rest = w.saturating_sub(TIME + GAP + actor + GAP + moves);
+                let job = rest >= GAP + id + GAP + DETAIL_MIN;
+                let rest = rest - if job { GAP + id } else { 0 };
+                (actor, job, Some(rest.saturating_sub(GAP)))
             }
         };
         Timeline {
@@ -391,6 +397,7 @@ impl Timeline {
             digits: HashMap::new(),
             actor,
             moves,
+            job,
             detail,
             header: false,
             day: None,
@@ -453,10 +460,13 @@ impl Timeline {
         if !self.header {
             self.header = true;
             let detail = match self.detail {
+                // Every reason goes under its line (with its job's id): no column to head.
+                _ if !self.job => "",
+                Some(d) if d < "REASON".len() => "",
                 Some(d) if d < "REASON · EVIDENCE".len() => "REASON",
                 _ => "REASON · EVIDENCE",
             };
-            out.push(self.line("TIME", "ACTOR", "JOB", "MOVE", detail.to_string()));
+            out.extend(self.line("TIME", "ACTOR", "JOB", "MOVE", detail.to_string()));
         }
         for e in events {
             let day = e.at.date_naive();
@@ -471,7 +481,7 @@ impl Timeline {
                 ),
                 None => "-".to_string(),
             };
-            out.push(self.line(
+            out.extend(self.line(
                 &e.at.format("%H:%M:%S").to_string(),
                 &escape(&e.actor),
                 &job,
@@ -482,54 +492,60 @@ impl Timeline {
         out.join("\n")
     }
 
-    fn line(&self, time: &str, actor: &str, job: &str, mv: &str, detail: String) -> String {
+    /// One event's line, and under it, when it does not fit beside the rest, its reason and
+    /// evidence, wrapped (never cut: why something moved is what an audit view is for).
+    fn line(&self, time: &str, actor: &str, job: &str, mv: &str, detail: String) -> Vec<String> {
         let id = self.id_digits + usize::from(self.id_digits > 8);
         let mut line = String::new();
         line.push_str(&pad(time, TIME));
         line.push_str(&" ".repeat(GAP));
-        line.push_str(&pad(&fit(actor, self.actor), self.actor));
-        line.push_str(&" ".repeat(GAP));
-        line.push_str(&pad(job, id));
+        // An actor wider than its column goes whole under the line, before the rest.
+        let (shown_actor, actor_under) = match self.width {
+            Some(_) if measure_text_width(actor) > self.actor => ("", Some(actor)),
+            _ => (actor, None),
+        };
+        line.push_str(&pad(shown_actor, self.actor));
+        if self.job {
+            line.push_str(&" ".repeat(GAP));
+            line.push_str(&pad(job, id));
+        }
         line.push_str(&" ".repeat(GAP));
         // A move is never cut: a longer one (a long destination name) takes from the detail.
         line.push_str(&pad(mv, self.moves));
-        let budget = match (self.width, self.detail) {
-            (_, Some(0)) => Some(0),
-            (Some(w), _) => Some(w.saturating_sub(measure_text_width(&line) + GAP)),
-            (None, _) => None,
-        };
+        // Without a job column the job's id starts the line under the event, whole.
+        let mut under_parts: Vec<&str> = Vec::new();
+        under_parts.extend(actor_under);
+        if !(self.job || job == "-" || job == "JOB") {
+            under_parts.push(job);
+        }
+        let under = !under_parts.is_empty();
+        if !detail.is_empty() {
+            under_parts.push(&detail);
+        }
+        let detail = under_parts.join(" · ");
+        let budget = self
+            .width
+            .map(|w| w.saturating_sub(measure_text_width(&line) + GAP));
+        let mut below = Vec::new();
         match budget {
-            Some(b) if b < 4 => {}
-            Some(b) => {
-                line.push_str(&" ".repeat(GAP));
-                line.push_str(&fit(&detail, b));
+            _ if detail.is_empty() => {}
+            Some(b) if under || measure_text_width(&detail) > b => {
+                let indent = TIME + GAP;
+                let w = self.width.unwrap_or(MIN_WIDTH).saturating_sub(indent);
+                below = crate::ui::table::wrap_words(&detail, w)
+                    .into_iter()
+                    .map(|l| format!("{}{l}", " ".repeat(indent)))
+                    .collect();
             }
-            None => {
+            _ => {
                 line.push_str(&" ".repeat(GAP));
                 line.push_str(&detail);
             }
         }
-        line.trim_end().to_string()
+        let mut lines = vec![line.trim_end().to_string()];
+        lines.extend(below);
+        lines
     }
-}
-
-/// `s` cut to `width` columns, ending in `…` when cut.
-fn fit(s: &str, width: usize) -> String {
-    if measure_text_width(s) <= width {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        let w = measure_text_width(c.encode_utf8(&mut [0; 4]));
-        if used + w + 1 > width {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    out.push('…');
-    out
 }
 
 fn pad(s: &str, width: usize) -> String {

@@ -101,9 +101,116 @@ pub fn completions(root: clap::Command) -> Result<Vec<(String, Vec<u8>)>> {
         if shell == Shell::Fish {
             buf = fish_values_before_a_command(buf)?;
         }
+        buf = destination_names(shell, buf)?;
         out.push((clap_complete::Generator::file_name(&shell, "reconctl"), buf));
     }
     Ok(out)
+}
+
+/// The command the scripts run for the destination names (configured, paused, holding jobs;
+/// nothing on error, within a short timeout: see `commands::complete`).
+const NAMES_COMMAND: &str = "reconctl __complete destinations 2>/dev/null";
+
+/// Where a destination name is typed (`--destination NAME` of every command, the NAME of
+/// `destination pause` and `destination resume`), offer the names this installation knows,
+/// asked of `reconctl __complete destinations` when the shell completes: clap_complete's
+/// static scripts would offer file names there (bash, zsh) or nothing useful (fish).
+fn destination_names(shell: Shell, script: Vec<u8>) -> Result<Vec<u8>> {
+    let text = String::from_utf8(script).map_err(|e| Error::bug(format!("script: {e}")))?;
+    let changed = match shell {
+        Shell::Bash => bash_destination_names(&text),
+        Shell::Zsh => zsh_destination_names(&text),
+        Shell::Fish => fish_destination_names(&text),
+        _ => return Ok(text.into_bytes()),
+    };
+    match changed {
+        Some(t) => Ok(t.into_bytes()),
+        None => Err(Error::bug(format!(
+            "clap_complete's {shell} script changed: destination_names no longer applies"
+        ))),
+    }
+}
+
+fn bash_destination_names(text: &str) -> Option<String> {
+    let files = "                --destination)\n                    COMPREPLY=($(compgen -f \"${cur}\"))\n";
+    let names = format!(
+        "                --destination)\n                    COMPREPLY=($(compgen -W \"$({NAMES_COMMAND})\" -- \"${{cur}}\"))\n"
+    );
+    if !text.contains(files) {
+        return None;
+    }
+    let mut out = text.replace(files, &names);
+    // `destination pause <TAB>`: the NAME is the first word after the subcommand.
+    for sub in ["pause", "resume"] {
+        let head = format!("        reconctl__subcmd__destination__subcmd__{sub})\n");
+        let start = out.find(&head)? + head.len();
+        let first_word = "            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then\n";
+        let at = start + out[start..].find(first_word)?;
+        out.insert_str(
+            at,
+            &format!(
+                "            if [[ ${{cur}} != -* && ${{COMP_CWORD}} -eq 3 ]] ; then\n                COMPREPLY=( $(compgen -W \"$({NAMES_COMMAND})\" -- \"${{cur}}\") )\n                return 0\n            fi\n"
+            ),
+        );
+    }
+    Some(out)
+}
+
+fn zsh_destination_names(text: &str) -> Option<String> {
+    let function = format!(
+        "(( $+functions[_reconctl_destinations] )) ||\n_reconctl_destinations() {{\n    local -a names\n    names=(${{(f)\"$({NAMES_COMMAND})\"}})\n    compadd -a names\n}}\n\n"
+    );
+    let anchor = "(( $+functions[_reconctl_commands] )) ||\n";
+    let positional =
+        ":name -- The destination, as jobs name it (publication_jobs.destination):_default'";
+    if !text.contains(anchor) || !text.contains(positional) {
+        return None;
+    }
+    let out: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if (l.starts_with("'--destination=[") && l.ends_with(":NAME:_default' \\"))
+                || l.starts_with(&format!("'{positional}"))
+            {
+                l.replacen(":_default'", ":_reconctl_destinations'", 1)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let mut out = out.join("\n");
+    if text.ends_with('\n') {
+        out.push('\n');
+    }
+    Some(out.replacen(anchor, &format!("{function}{anchor}"), 1))
+}
+
+fn fish_destination_names(text: &str) -> Option<String> {
+    let names = format!(" -f -a \"({NAMES_COMMAND})\"");
+    let mut found = false;
+    let mut out: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("complete -c reconctl ")
+                && l.contains(" -l destination ")
+                && l.ends_with(" -r")
+            {
+                found = true;
+                format!("{l}{names}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    if !found {
+        return None;
+    }
+    out.push(format!(
+        "complete -c reconctl -n \"__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from pause resume\"{names}"
+    ));
+    let mut out = out.join("\n");
+    out.push('\n');
+    Some(out)
 }
 
 /// clap_complete's fish script decides whether a command is still to come by parsing the

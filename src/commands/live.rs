@@ -161,6 +161,19 @@ fn clock(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
 }
 
+/// The line over a live view whose database is away: why, when the next try is, and how old
+/// the numbers below are, or that there are none yet (a watch started while it was away).
+fn trouble_line(why: &str, wait: Duration, last: Option<DateTime<Utc>>) -> String {
+    let shown = match last {
+        Some(t) => format!("the numbers below are from {}", clock(t)),
+        None => "no numbers yet: the database has not answered since the watch began".into(),
+    };
+    format!(
+        "reconnecting… {why} (next try in {}; {shown})",
+        format_duration(wait)
+    )
+}
+
 /// The terminal in raw mode on the alternate screen, the cursor hidden; all undone when
 /// dropped, however the watch ends.
 struct Screen;
@@ -302,14 +315,10 @@ async fn on_screen<S: Source>(ctx: &Context, source: &S, interval: Duration) -> 
             Err(e) if e.is_transient() => {
                 let wait = backoff(lost, interval);
                 lost = Some(wait);
-                view.trouble = Some(format!(
-                    "reconnecting… {} (next try in {}; the numbers below are from {})",
+                view.trouble = Some(trouble_line(
                     e.message(),
-                    format_duration(wait),
-                    view.last
-                        .as_ref()
-                        .map(|f| clock(f.as_of()))
-                        .unwrap_or_else(|| "never".into())
+                    wait,
+                    view.last.as_ref().map(|f| f.as_of()),
                 ));
                 wait
             }
@@ -344,6 +353,21 @@ async fn on_screen<S: Source>(ctx: &Context, source: &S, interval: Duration) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 23 item 14: a watch started with the database down said "the numbers below
+    /// are from never".
+    #[test]
+    fn item_14_a_watch_without_numbers_yet_says_so() {
+        let line = trouble_line("connection refused", Duration::from_secs(2), None);
+        assert_eq!(
+            line,
+            "reconnecting… connection refused (next try in 2s; no numbers yet: the database has not answered since the watch began)"
+        );
+        assert!(!line.contains("never"));
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        assert!(trouble_line("x", Duration::from_secs(2), Some(t))
+            .ends_with("the numbers below are from 2027-01-15 08:00:00 UTC)"));
+    }
 
     #[test]
     fn reconnecting_waits_longer_each_time_up_to_ten_seconds() {

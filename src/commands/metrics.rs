@@ -6,7 +6,8 @@
 //!   state of every known destination (seen in the table or configured) has a sample, 0
 //!   when empty, so an alert on a series never sees it vanish.
 //! * `reconctl_oldest_age_seconds{state,destination}`: how long the job longest in that
-//!   state has been in it; only for series with jobs.
+//!   state has been in it; like `reconctl_jobs`, every open state of every known destination
+//!   has a sample, 0 when it has no job.
 //! * `reconctl_jobs_accepted`: accepted jobs, in a metric of its own because on a large table
 //!   it is an estimate (`reconctl_jobs_accepted_estimated` is 1 then): summing
 //!   `reconctl_jobs` never mixes an estimate into exact numbers.
@@ -140,13 +141,13 @@ fn collect(o: &Overview, configured: &[String], pauses: &Pauses, recent: &Recent
                 labels: labels.clone(),
                 value: group.map_or(0.0, |g| g.count as f64),
             });
-            if let Some(g) = group {
-                ages.push(Sample {
-                    name: "reconctl_oldest_age_seconds",
-                    labels,
-                    value: seconds_since(o.now, g.oldest_state_changed_at),
-                });
-            }
+            // 0 when the state has no job there: a series that vanished would read as
+            // "no data" to an alert, not as "nothing waits".
+            ages.push(Sample {
+                name: "reconctl_oldest_age_seconds",
+                labels,
+                value: group.map_or(0.0, |g| seconds_since(o.now, g.oldest_state_changed_at)),
+            });
         }
     }
     let mut families = vec![
@@ -157,7 +158,7 @@ fn collect(o: &Overview, configured: &[String], pauses: &Pauses, recent: &Recent
         },
         Family {
             name: "reconctl_oldest_age_seconds",
-            help: "Seconds the job longest in this state has been in it, per state and destination.",
+            help: "Seconds the job longest in this state has been in it, per state and destination (0: no job in it).",
             samples: ages,
         },
     ];

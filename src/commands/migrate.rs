@@ -49,7 +49,8 @@ impl Render for StatusReport {
             Column::new("VERSION").right(),
             Column::new("NAME").truncate(16).priority(1),
             Column::new("STATE"),
-            Column::new("APPLIED ON").truncate(20).priority(2),
+            // A time is shown whole (to the second) or not at all.
+            Column::new("APPLIED ON").priority(2),
         ]);
         for m in &self.migrations {
             let state = state_name(&m.state);
@@ -117,19 +118,42 @@ impl Render for MigrateReport {
         } else {
             &self.applied
         };
+        let target = self.target.describe();
         if list.is_empty() {
-            return "schema is up to date; nothing to apply".into();
+            return format!("schema is up to date at {target}; nothing to apply");
         }
         let verb = if self.dry_run {
             "would apply"
         } else {
             "applied"
         };
-        list.iter()
-            .map(|m| format!("{verb} V{}__{}", m.version, m.name))
-            .collect::<Vec<_>>()
-            .join("\n")
+        // Where, first, as `migrate` itself says before applying: a dry run is how one
+        // checks the target before the real run.
+        let mut lines = vec![if self.dry_run {
+            format!("dry run: {target}; nothing applied")
+        } else {
+            format!("migrated {target}")
+        }];
+        lines.extend(
+            list.iter()
+                .map(|m| format!("{verb} V{}__{}", m.version, m.name)),
+        );
+        lines.join("\n")
     }
+}
+
+/// When a migration was applied, as RFC 3339 UTC to the second (the history table keeps what
+/// the migration library wrote: nanoseconds, as text); text that is no time is kept as it is.
+fn to_the_second(mut m: MigrationStatus) -> MigrationStatus {
+    m.applied_on = m.applied_on.map(|on| {
+        chrono::DateTime::parse_from_rfc3339(on.trim())
+            .map(|t| {
+                t.with_timezone(&chrono::Utc)
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            })
+            .unwrap_or(on)
+    });
+    m
 }
 
 fn state_name(s: &MigrationState) -> &'static str {
@@ -148,6 +172,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     match (&args.command, args.dry_run) {
         (Some(MigrateCommand::Status), _) => {
             let migrations = migrate::status(&client).await?;
+            let migrations = migrations.into_iter().map(to_the_second).collect();
             ctx.ui.emit(&StatusReport { migrations })?;
         }
         (None, dry_run) => {
@@ -194,7 +219,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
             ctx.ui.emit(&MigrateReport {
                 dry_run: false,
                 target: at,
-                applied,
+                applied: applied.into_iter().map(to_the_second).collect(),
                 pending: Vec::new(),
             })?;
         }

@@ -1,6 +1,7 @@
 //! One module per subcommand, one handler shape: `run(ctx, args) -> Result<Exit>`.
 
 pub mod check;
+pub mod complete;
 pub mod controls;
 pub mod destination;
 pub mod dev_destination;
@@ -87,6 +88,9 @@ pub enum Command {
     /// Run the in-memory test destination (for benches and drills)
     #[command(hide = true, name = "dev-destination")]
     DevDestination(dev_destination::Args),
+    /// The values a completion script offers (destination names, states, actions)
+    #[command(hide = true, name = "__complete")]
+    Complete(complete::Args),
 }
 
 /// The `--yes` / `--dry-run` pair of commands that change jobs.
@@ -131,5 +135,6 @@ pub async fn run(ctx: &Context, command: &Command, root: fn() -> clap::Command) 
         Command::Destination(cmd) => destination::run(ctx, cmd).await,
         Command::Generate(args) => generate::run(ctx, args, root).await,
         Command::DevDestination(args) => dev_destination::run(ctx, args).await,
+        Command::Complete(args) => complete::run(ctx, args).await,
     }
 }

@@ -19,11 +19,14 @@ pub enum RemoteCommand {
 
 #[derive(Debug, clap::Args)]
 #[command(
+    // Both forms, in the usage line of --help and of every usage error.
+    override_usage = "reconctl remote lookup [OPTIONS] <JOB>\n       reconctl remote lookup [OPTIONS] --destination <NAME> --ref <REF>",
+    group = clap::ArgGroup::new("target").required(true).args(["job", "external_ref"]),
     after_help = "Examples:\n  reconctl remote lookup 7f0c2a4e-1b7d-4c55-9a0e-3f1f6a0f6b11\n  reconctl remote lookup --destination cms-a --ref pub_8b8c924e8b3406292a3b0f5ee972a595c3e55fd531027041c23d607d85631852\n\nVerdicts: accept (one match, same content or none reported), conflict (other content, or several matches), safe_to_retry (no match, sent longer ago than settle_after), wait (no match, sent more recently, or no sent_at), unknown (no well-formed answer).\n\nExit codes: 0 a definite answer (accept, conflict, safe_to_retry, wait), 1 unknown (unreachable or unexpected answer), 2 the destination is not configured or its token variable is not set."
 )]
 pub struct LookupArgs {
     /// The job: its id (or a unique prefix of it, 8+ hex digits) or its external_ref
-    #[arg(value_name = "JOB", required_unless_present = "external_ref", conflicts_with_all = ["destination", "external_ref"])]
+    #[arg(value_name = "JOB", conflicts_with_all = ["destination", "external_ref"])]
     pub job: Option<JobRef>,
     /// The destination to ask (with --ref, without a job)
     #[arg(long, value_name = "NAME", requires = "external_ref")]

@@ -72,7 +72,7 @@ struct StatusReport {
     states: Vec<StateStatus>,
     /// The destinations paused now, by name.
     pauses: Vec<PauseStatus>,
-    /// The first of `jobs uncertain` (the uncertain job created first), or none.
+    /// The first of `jobs uncertain` (the job longest uncertain), or none.
     oldest_uncertain: Option<Job>,
     /// With -v: the moves of the last 5 minutes / hour, per action and destination.
     #[serde(skip_serializing_if = "Option::is_none")]

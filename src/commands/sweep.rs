@@ -104,18 +104,18 @@ impl Render for SweepReport {
         if self.examined == 0 {
             return format!("no expired leases to sweep ({elapsed})");
         }
+        let leases = crate::ui::text::counted(
+            i64::try_from(self.moved()).unwrap_or(i64::MAX),
+            "expired lease",
+            "expired leases",
+        );
         let summary = if self.dry_run {
             format!(
-                "dry run: would move {} expired leases ({} {batches}, {elapsed}); nothing changed",
-                self.moved(),
+                "dry run: would move {leases} ({} {batches}, {elapsed}); nothing changed",
                 self.batches
             )
         } else {
-            format!(
-                "moved {} expired leases ({} {batches}, {elapsed})",
-                self.moved(),
-                self.batches
-            )
+            format!("moved {leases} ({} {batches}, {elapsed})", self.batches)
         };
         let mut t = Table::new(vec![
             Column::new(""),

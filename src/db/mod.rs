@@ -105,6 +105,25 @@ impl Target {
         &self.settings
     }
 
+    /// Whether some host has no password (none given, none in the password file).
+    pub fn lacks_password(&self) -> bool {
+        self.settings.hosts.iter().any(|h| h.password.is_none())
+    }
+
+    /// The password typed at `--password`'s prompt, for every host that has none.
+    pub fn with_password(mut self, secret: String) -> Target {
+        let settings = Arc::make_mut(&mut self.settings);
+        for h in &mut settings.hosts {
+            if h.password.is_none() {
+                h.password = Some(conninfo::Password {
+                    secret: secret.clone(),
+                    file: None,
+                });
+            }
+        }
+        self
+    }
+
     pub fn limits(&self) -> &SessionLimits {
         &self.limits
     }

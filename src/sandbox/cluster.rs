@@ -97,6 +97,44 @@ fn with_server_binaries(candidates: Vec<PathBuf>) -> Result<PathBuf> {
         })
 }
 
+/// Where the system's own programs (`runuser`, `chown`, `id`, `kill`) are looked for, whatever
+/// `PATH` says: cron's and `env -i`'s `PATH` often lacks the sbin directories, and `runuser`
+/// lives in /usr/sbin.
+pub const SYSTEM_DIRS: &[&str] = &["/usr/sbin", "/sbin", "/usr/bin", "/bin"];
+
+/// The system program `name` in [`SYSTEM_DIRS`], or an error naming it, where it was looked
+/// for, and what the sandbox needs it for (`why`).
+pub fn system_program(name: &str, why: &str) -> Result<PathBuf> {
+    find_program(SYSTEM_DIRS, name).ok_or_else(|| {
+        Error::runtime(format!(
+            "`{name}` was not found in {} (looked there whatever PATH says); {why}",
+            SYSTEM_DIRS.join(", ")
+        ))
+    })
+}
+
+/// The first executable file `name` in `dirs`.
+fn find_program(dirs: &[&str], name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    dirs.iter().map(|d| Path::new(d).join(name)).find(|p| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
+
+/// A system program by its full path when found (else by name, for the error to name it).
+fn system_command(name: &str) -> Command {
+    Command::new(find_program(SYSTEM_DIRS, name).unwrap_or_else(|| PathBuf::from(name)))
+}
+
+/// "cannot run runuser (/usr/sbin/runuser): …": the program that could not be started, which
+/// is `runuser` when a server binary runs as its owner.
+fn cannot_run(cmd: &Command, e: &std::io::Error) -> Error {
+    Error::runtime(format!(
+        "cannot run {}: {e}",
+        cmd.get_program().to_string_lossy()
+    ))
+}
+
 /// A free TCP port on 127.0.0.1 (free now; `start` retries on another if it is taken).
 pub fn free_port() -> Result<u16> {
     let l = TcpListener::bind(("127.0.0.1", 0))
@@ -127,7 +165,7 @@ pub fn is_root() -> bool {
                 .and_then(|l| l.split_whitespace().nth(1).map(|u| u == "0"))
         })
         .unwrap_or_else(|| {
-            Command::new("id")
+            system_command("id")
                 .arg("-u")
                 .output()
                 .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
@@ -135,12 +173,12 @@ pub fn is_root() -> bool {
         })
 }
 
-/// `program` run as `owner` (through `runuser` when there is one: root may not run
+/// `program` run as `owner` (through `runuser`, found in [`SYSTEM_DIRS`]: root may not run
 /// PostgreSQL), or as ourselves. Shared with the test harness's clusters.
 pub fn as_owner(owner: Option<&str>, program: &Path) -> Command {
     match owner {
         Some(user) => {
-            let mut c = Command::new("runuser");
+            let mut c = system_command("runuser");
             c.args(["-u", user, "--"]).arg(program);
             c
         }
@@ -274,7 +312,7 @@ impl Cluster {
         let out = cmd
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| Error::runtime(format!("cannot run {what}: {e}")))?;
+            .map_err(|e| cannot_run(&cmd, &e))?;
         if out.status.success() {
             return Ok(());
         }
@@ -292,7 +330,15 @@ impl Cluster {
 
     fn init(&mut self) -> Result<()> {
         if is_root() {
-            let ok = Command::new("id")
+            // Named now, before anything is created: without it nothing can run as postgres.
+            system_program(
+                "runuser",
+                "as root the sandbox runs PostgreSQL as the postgres user through it (PostgreSQL refuses to run as root)",
+            )
+            .map_err(|e| {
+                e.hinted("install util-linux (it provides runuser), or run reconctl sandbox as an ordinary user")
+            })?;
+            let ok = system_command("id")
                 .args(["-u", "postgres"])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -308,11 +354,12 @@ impl Cluster {
         }
         std::fs::create_dir(self.dir.join("sock"))?;
         if let Some(owner) = &self.owner {
-            let status = Command::new("chown")
+            let mut chown = system_command("chown");
+            let status = chown
                 .args(["-R", owner])
                 .arg(&self.dir)
                 .status()
-                .map_err(|e| Error::runtime(format!("cannot run chown: {e}")))?;
+                .map_err(|e| cannot_run(&chown, &e))?;
             if !status.success() {
                 return Err(Error::runtime(format!(
                     "cannot give {} to the {owner} user",
@@ -332,7 +379,7 @@ impl Cluster {
         let out = initdb
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| Error::runtime(format!("cannot run initdb: {e}")))?;
+            .map_err(|e| cannot_run(&initdb, &e))?;
         if !out.status.success() {
             let _ = std::fs::write(&log, [&out.stdout[..], &out.stderr[..]].concat());
             return Err(Error::runtime(format!(
@@ -404,7 +451,7 @@ impl Cluster {
                         .is_ok_and(|c| String::from_utf8_lossy(&c).contains("postgres"))
                 })
             {
-                let _ = Command::new("kill")
+                let _ = system_command("kill")
                     .args(["-KILL", &pid.to_string()])
                     .stdin(Stdio::null())
                     .stdout(Stdio::null())
@@ -469,5 +516,33 @@ mod tests {
         let found = with_server_binaries(vec![root.join("missing"), partial, full.clone()]);
         std::fs::remove_dir_all(&root).unwrap();
         assert_eq!(found.unwrap(), full);
+    }
+
+    /// Issue 23 item 8: a missing system program is named exactly (not "cannot run initdb"),
+    /// with where it was looked for, and found outside PATH.
+    #[test]
+    fn item_8_a_missing_system_program_is_named_and_found_without_path() {
+        let err = system_program("reconctl-no-such-program", "the sandbox needs it").unwrap_err();
+        assert_eq!(err.exit_code(), 1);
+        assert_eq!(
+            err.message(),
+            "`reconctl-no-such-program` was not found in /usr/sbin, /sbin, /usr/bin, /bin (looked there whatever PATH says); the sandbox needs it"
+        );
+        assert_eq!(find_program(&["/nonexistent"], "sh"), None);
+        assert!(find_program(SYSTEM_DIRS, "sh").is_some());
+        // runuser by its full path, whatever PATH holds (this process's PATH is not read).
+        if let Some(runuser) = find_program(SYSTEM_DIRS, "runuser") {
+            let c = as_owner(Some("postgres"), Path::new("/x/initdb"));
+            assert_eq!(Path::new(c.get_program()), runuser);
+        }
+        // A program that cannot start is named, not the one it would have run.
+        let mut c = Command::new("/nonexistent/runuser");
+        c.arg("/x/initdb");
+        let e = c.output().unwrap_err();
+        let msg = cannot_run(&c, &e).message().to_string();
+        assert!(
+            msg.starts_with("cannot run /nonexistent/runuser: "),
+            "{msg}"
+        );
     }
 }

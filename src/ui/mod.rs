@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Kind, Result};
 
+pub mod secret;
 mod stream;
 pub mod table;
 pub mod text;
@@ -240,6 +241,15 @@ impl Ui {
         }
     }
 
+    /// A note of what is happening now ("looking up … at cms-c…"), for a person watching a
+    /// terminal: on stderr only when it is a terminal, never with `-q`, in a pipe or in cron
+    /// (where it would be mailed as if something had gone wrong).
+    pub fn progress_note(&self, msg: &str) {
+        if self.shows_progress() {
+            self.status(msg);
+        }
+    }
+
     pub fn warn(&self, msg: &str) {
         let _ = writeln!(io::stderr(), "{}: {msg}", self.paint("warning", 33));
     }
@@ -298,6 +308,21 @@ impl Ui {
         self.stdin_tty && self.stderr_tty
     }
 
+    /// Ask for a secret on the terminal (nothing typed is echoed): `None` when the person
+    /// cancelled (Ctrl-C, Ctrl-D) or there is no terminal to ask on.
+    pub fn ask_secret(&self, prompt: &str) -> Result<Option<String>> {
+        if !self.can_prompt() {
+            return Ok(None);
+        }
+        match secret::ask(prompt) {
+            Ok(secret::Answer::Given(s)) => Ok(Some(s)),
+            Ok(secret::Answer::Cancelled) => Ok(None),
+            Err(e) => Err(Error::runtime(format!(
+                "cannot read from the terminal: {e}"
+            ))),
+        }
+    }
+
     /// Ask yes/no on the terminal, default No. Ctrl-C or an error is a No.
     pub fn confirm(&self, prompt: &str) -> Result<bool> {
         if !self.can_prompt() {
@@ -340,15 +365,20 @@ impl Ui {
         let (pb, template) = match len {
             Some(n) => (
                 indicatif::ProgressBar::with_draw_target(Some(n), hidden),
-                "{msg} [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)",
+                "{msg} [{bar:30}] {pos}/{len} ({rate}, {eta} left)",
             ),
             None => (
                 indicatif::ProgressBar::with_draw_target(None, hidden),
-                "{spinner} {msg}: {pos} ({per_sec}, {elapsed})",
+                "{spinner} {msg}: {pos} ({rate}, {elapsed})",
             ),
         };
         if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
-            pb.set_style(style.progress_chars("=> "));
+            pb.set_style(style.progress_chars("=> ").with_key(
+                "rate",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&rate(state.per_sec()));
+                },
+            ));
         }
         pb.set_message(label.to_string());
         pb
@@ -390,6 +420,18 @@ impl Ui {
     }
 }
 
+/// A progress bar's rate as a person reads it: `5.8/s` below 10 a second, `123/s` above
+/// (indicatif's own `{per_sec}` prints `5.7607/s`).
+pub fn rate(per_sec: f64) -> String {
+    if !per_sec.is_finite() || per_sec <= 0.0 {
+        "0/s".into()
+    } else if per_sec < 10.0 {
+        format!("{per_sec:.1}/s")
+    } else {
+        format!("{}/s", per_sec.round() as u64)
+    }
+}
+
 /// `COLUMNS`, when it holds a width (an empty or wrong one counts as unset).
 fn columns_var() -> Option<u16> {
     std::env::var("COLUMNS")
@@ -415,4 +457,20 @@ fn width_of(stream: &impl IsTerminal) -> Option<u16> {
 /// the tables' width and the live views' screen.
 pub fn terminal_size() -> Option<(u16, u16)> {
     crossterm::terminal::size().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rate;
+
+    /// Issue 23 item 14: the progress rate read "5.7607/s".
+    #[test]
+    fn item_14_progress_rates_are_rounded() {
+        assert_eq!(rate(5.7607), "5.8/s");
+        assert_eq!(rate(0.04), "0.0/s");
+        assert_eq!(rate(12.6), "13/s");
+        assert_eq!(rate(1234.4), "1234/s");
+        assert_eq!(rate(0.0), "0/s");
+        assert_eq!(rate(f64::INFINITY), "0/s");
+    }
 }

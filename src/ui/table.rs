@@ -742,10 +742,43 @@ impl StreamTable {
         if self.plan.id_len < ID_LEN {
             let need = self.seen.add(id);
             if need > self.plan.id_len {
-                self.plan = stream_plan(&self.columns, &self.natural, need, self.width);
+                let next = stream_plan(&self.columns, &self.natural, need, self.width);
+                let same = next
+                    .widths
+                    .iter()
+                    .zip(&self.plan.widths)
+                    .all(|(a, b)| a.is_some() == b.is_some());
+                // The columns the header promised stay: a longer id takes its width from the
+                // last free-text column rather than dropping one mid-stream.
+                self.plan = if same { next } else { self.grown(need) };
             }
         }
         row_lines(&self.columns, &self.plan, cells, self.color).remove(0)
+    }
+}
+
+impl StreamTable {
+    /// The plan with ids of `need` characters, the same columns shown: the id column wider by
+    /// what the longer prefix takes, the last free-text column narrower by as much.
+    fn grown(&self, need: usize) -> Plan {
+        let mut plan = self.plan.clone();
+        let sample = Uuid::nil().to_string();
+        let delta = shorten_id(&sample, need)
+            .len()
+            .saturating_sub(shorten_id(&sample, plan.id_len).len());
+        plan.id_len = need;
+        if let Some(i) = self.columns.iter().position(|c| c.fit == Fit::Id) {
+            if let Some(w) = plan.widths[i].as_mut() {
+                *w += delta;
+            }
+        }
+        let fill = (0..self.columns.len())
+            .rev()
+            .find(|i| plan.widths[*i].is_some() && self.columns[*i].flexible());
+        if let Some(w) = fill.and_then(|i| plan.widths[i].as_mut()) {
+            *w = w.saturating_sub(delta).max(1);
+        }
+        plan
     }
 }
 
@@ -796,10 +829,15 @@ pub(crate) fn wrap_hanging(text: &str, first: usize, rest: usize) -> Vec<String>
     for word in words(text) {
         let room = limit(&lines);
         let fit = |word: String, room: usize| {
-            if measure_text_width(&word) > room && !word.starts_with('`') {
-                truncate_str(&word, room, "…").into_owned()
-            } else {
+            if measure_text_width(&word) <= room || word.starts_with('`') {
                 word
+            } else if let Some(kind) = id_kind(&word) {
+                // An id someone copies is whole or not shown at all (SPEC §5): where it is
+                // whole instead.
+                let marker = format!("[{kind}: see -o json]");
+                truncate_str(&marker, room, "…").into_owned()
+            } else {
+                truncate_str(&word, room, "…").into_owned()
             }
         };
         if line.is_empty() {
@@ -814,6 +852,22 @@ pub(crate) fn wrap_hanging(text: &str, first: usize, rest: usize) -> Vec<String>
     }
     lines.push(line);
     lines
+}
+
+/// What kind of id `word` is (punctuation around it aside), if it is one someone copies: a
+/// job id, an external_ref (`pub_` + 64 hex digits), a hash (64 hex digits).
+pub fn id_kind(word: &str) -> Option<&'static str> {
+    let core = word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_');
+    let hex64 = |s: &str| s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if core.strip_prefix("pub_").is_some_and(hex64) {
+        Some("external_ref")
+    } else if hex64(core) {
+        Some("hash")
+    } else if core.len() == ID_LEN && Uuid::parse_str(core).is_ok() {
+        Some("job id")
+    } else {
+        None
+    }
 }
 
 /// The words of a line: split at spaces, a span in backticks (a command) kept as one word.

@@ -53,7 +53,8 @@ impl Fields {
     }
 
     /// A value shown whole on one line: beside its label when it fits there, else on a line
-    /// of its own; cut with `…` only when no line can hold it.
+    /// of its own; never cut (an id, a reference, a hash is whole or useless): wider than the
+    /// terminal, it is left out, with a note saying so.
     pub fn token(&mut self, label: &str, value: impl Into<Cell>) -> &mut Fields {
         self.rows
             .push((label.to_string(), value.into(), Kind::Token));
@@ -99,12 +100,18 @@ impl Fields {
                         .trim_end()
                         .to_string(),
                 ),
+                // Under its label, whole: indented when the line holds it, else from the
+                // first column; wider than any line (an external_ref is 68 characters), not
+                // shown at all, and said where it is whole (SPEC §5: never cut).
                 Kind::Token => {
                     out.push(label.clone());
-                    out.push(format!(
-                        "  {}",
-                        paint(&cell.truncated(width.saturating_sub(2)))
-                    ));
+                    out.push(if value_w + 2 <= width {
+                        format!("  {}", paint(&cell.full()))
+                    } else if value_w <= width {
+                        paint(&cell.full())
+                    } else {
+                        format!("  [{value_w} characters, wider than this terminal: see -o json]")
+                    });
                 }
                 Kind::Text => {
                     let beside = width.saturating_sub(label_w);
@@ -145,6 +152,15 @@ pub fn thousands(n: i64) -> String {
         out.insert(0, '-');
     }
     out
+}
+
+/// `1 expired lease`, `3 expired leases`: a count and its noun, singular or plural.
+pub fn counted(n: i64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{} {many}", thousands(n))
+    }
 }
 
 /// A number's change since an earlier look, for a live view: `▲3`, `▼1,200`, or empty when
@@ -204,12 +220,20 @@ mod tests {
             at80,
             format!("external_ref\n  {r}\nstate         uncertain\nlast_error    the destination timed out after 5s while we waited")
         );
+        // Issue 23 item 12: at 60 columns the 68 characters of an external_ref are never
+        // cut: whole on a line of its own where one holds it, else not shown, saying so.
         let at60 = f.render_at(Some(60), false);
         for line in at60.lines() {
             assert!(measure_text_width(line) <= 60, "{line}");
         }
-        assert!(at60.contains("  pub_aaaa"), "{at60}");
-        assert!(at60.contains('…'), "{at60}");
+        assert!(!at60.contains("pub_aaaa"), "{at60}");
+        assert!(
+            at60.contains("external_ref\n  [68 characters, wider than this terminal: see -o json]"),
+            "{at60}"
+        );
+        assert!(!at60.contains('…'), "{at60}");
+        let at68 = f.render_at(Some(68), false);
+        assert!(at68.contains(&format!("external_ref\n{r}\n")), "{at68}");
         assert!(
             at60.contains("last_error    the destination timed out after 5s"),
             "{at60}"

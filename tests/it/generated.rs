@@ -185,6 +185,11 @@ fn man_page_keeps_examples_one_per_line() {
 
 /// Ask the committed bash completion what it offers for `words` (the last one is completed).
 fn bash_complete(words: &[&str]) -> Vec<String> {
+    bash_complete_env(words, &[])
+}
+
+/// [`bash_complete`] with more of the environment (`PATH` to the binary, the database).
+fn bash_complete_env(words: &[&str], envs: &[(&str, String)]) -> Vec<String> {
     let script = repo().join("completions/reconctl.bash");
     let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
     let cword = words.len() - 1;
@@ -203,6 +208,7 @@ fn bash_complete(words: &[&str]) -> Vec<String> {
     );
     let out = Command::new("bash")
         .args(["--norc", "--noprofile", "-c", &program])
+        .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
         .expect("run bash");
     assert!(
@@ -321,6 +327,10 @@ fn shell_available(shell: &str) -> bool {
 
 /// Ask the committed fish completion what it offers at the end of `line`.
 fn fish_complete(line: &str) -> Vec<String> {
+    fish_complete_env(line, &[])
+}
+
+fn fish_complete_env(line: &str, envs: &[(&str, String)]) -> Vec<String> {
     assert!(
         shell_available("fish"),
         "fish is not installed (scripts/test installs it: apt-get install fish)"
@@ -332,6 +342,7 @@ fn fish_complete(line: &str) -> Vec<String> {
             "source '{}'; complete -C '{line}'",
             script.display()
         ))
+        .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
         .expect("run fish");
     assert!(
@@ -351,6 +362,10 @@ fn fish_complete(line: &str) -> Vec<String> {
 /// Ask the committed zsh completion (`_reconctl`, through compinit, in an interactive zsh on
 /// a pseudo-terminal) what it offers at the end of `line`: every candidate compadd is given.
 fn zsh_complete(line: &str) -> Vec<String> {
+    zsh_complete_env(line, &[])
+}
+
+fn zsh_complete_env(line: &str, envs: &[(&str, String)]) -> Vec<String> {
     assert!(
         shell_available("zsh"),
         "zsh is not installed (scripts/test installs it: apt-get install zsh)"
@@ -386,6 +401,7 @@ zpty -d z
         .arg(repo().join("completions"))
         .arg(line)
         .env("HOME", dir.path())
+        .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
         .expect("run zsh");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -576,4 +592,67 @@ fn collect_env_names(dir: &Path, out: &mut BTreeSet<String>) {
             }
         }
     }
+}
+
+/// Issue 23 item 17: where a destination name is typed (`destination pause <TAB>`,
+/// `--destination <TAB>`), bash, zsh and fish offer the names this installation knows: from
+/// the config and the database, through the hidden `reconctl __complete destinations`;
+/// `events --action <TAB>` offers the actions, not files. Without a database or config the
+/// helper prints nothing, quickly.
+#[tokio::test]
+async fn item_17_shells_complete_destination_names_and_actions() {
+    let env = crate::harness::TestEnv::new().await;
+    env.seed(crate::harness::Seed::new("a1").destination("cms-db"))
+        .await;
+    let config = env.write_config(
+        "[destinations.cms-conf]\nlookup_url = \"http://127.0.0.1:9/?r={ref}\"\nremote_id = \"/id\"\n",
+    );
+    let bin = assert_cmd::cargo::cargo_bin("reconctl");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let envs = [
+        ("PATH", path.clone()),
+        ("DATABASE_URL", env.url.clone()),
+        ("RECONCTL_CONFIG", config),
+    ];
+    let want = ["cms-conf", "cms-db"].map(String::from).to_vec();
+    for words in [
+        vec!["reconctl", "destination", "pause", ""],
+        vec!["reconctl", "destination", "resume", "cms-"],
+        vec!["reconctl", "jobs", "list", "--destination", ""],
+        vec!["reconctl", "events", "--destination", ""],
+    ] {
+        assert_eq!(
+            sorted(bash_complete_env(&words, &envs)),
+            want,
+            "bash: {words:?}"
+        );
+        let line = format!("{} ", words[..words.len() - 1].join(" "));
+        assert_eq!(zsh_complete_env(&line, &envs), want, "zsh: {line}");
+        assert_eq!(fish_complete_env(&line, &envs), want, "fish: {line}");
+    }
+    assert_eq!(
+        bash_complete(&["reconctl", "events", "--action", "mark_a"]),
+        ["mark_accepted"]
+    );
+    assert_eq!(
+        fish_complete("reconctl events --action mark_a"),
+        ["mark_accepted"]
+    );
+    // Nothing to ask: nothing printed, nothing on stderr, exit 0, within the short timeout.
+    let started = std::time::Instant::now();
+    let out = Command::new(&bin)
+        .env_clear()
+        .env("PATH", &path)
+        .env("HOME", env.dir.path())
+        .env("DATABASE_URL", "postgresql://postgres@10.255.255.1:5432/x")
+        .args(["__complete", "destinations"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(4));
 }

@@ -779,3 +779,24 @@ fn sandbox_help_does_not_name_database_url_as_its_source() {
     let out = reconctl().args(["status", "--help"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("[env: DATABASE_URL]"));
 }
+
+/// Issue 23 item 8: as root under cron's kind of PATH (no sbin directory), the drill still
+/// finds `runuser` (in /usr/sbin) and runs; it never depends on PATH for the system's programs.
+#[test]
+fn item_8_the_drill_runs_as_root_without_sbin_on_path() {
+    if !reconctl::sandbox::cluster::is_root() {
+        return; // The postgres user and runuser are only needed as root.
+    }
+    let out = reconctl()
+        .env("PATH", "/usr/bin:/bin")
+        .args(["sandbox", "--drill", "-o", "json"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the drill");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("cannot run"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("the drill's JSON report");
+    assert_eq!(report["ok"], true, "{report}");
+}

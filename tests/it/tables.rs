@@ -6,6 +6,9 @@
 //! tables tell them apart with 12) and times are masked.
 
 use reconctl::jobs::{external_ref, payload_hash, State};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
 use uuid::Uuid;
 
 use crate::cms::{found, none, Cms};
@@ -598,13 +601,13 @@ async fn jobs_show_fits_every_width_and_its_commands_are_whole() {
       version 1)
     id                6ce568d4-075a-4d3c-b189-8d55d6202bbd
     external_ref
-      pub_b43a2323ef464d2876cd4556a3b20a74dcee2c83ecec6db824aed…
+      [68 characters, wider than this terminal: see -o json]
     tenant_id         acme-publishing
     article_id        breaking-news-election-results-live-cover…
     revision_id       3
     destination       cms-a
     payload_hash
-      9124ebe91e4af54063a95edca87e220510738bf5f37b8e3832293387b…
+      [64 characters, wider than this terminal: see -o json]
     state             uncertain
     version           1
     attempts          2
@@ -619,8 +622,8 @@ async fn jobs_show_fits_every_width_and_its_commands_are_whole() {
     state_changed_at  YYYY-MM-DDThh:mm:ssZ (3h 5m ago)
 
     history (1 event)
-    AT                    MOVE           REASON        EVIDENCE
-    YYYY-MM-DDThh:mm:ssZ  ∅ → uncertain  test fixture
+    AT                    ACTOR  MOVE           REASON
+    YYYY-MM-DDThh:mm:ssZ  seed   ∅ → uncertain  test fixture
 
     moves
     MOVE                                     BY         NOW
@@ -934,9 +937,8 @@ async fn doctor_fits_every_width() {
         before they confirm
     destination cms-a                              ok
       lookup works:
-        pub_ccccccccccccccccccccccccccccccccccccccccccccccccccc…
-        found (positive control), a made-up reference not found
-        (negative control)
+        [external_ref: see -o json] found (positive control), a
+        made-up reference not found (negative control)
     all checks passed
     ");
     insta::assert_snapshot!(b, @"
@@ -1020,9 +1022,8 @@ async fn doctor_fits_every_width() {
                                                            claim none of its jobs): CMS answers 503 since the 14:00 deploy;
                                                            vendor ticket INC-4711, do not resume before they confirm
     destination cms-a                              ok      lookup works:
-                                                           pub_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc…
-                                                           found (positive control), a made-up reference not found (negative
-                                                           control)
+                                                           [external_ref: see -o json] found (positive control), a made-up
+                                                           reference not found (negative control)
     all checks passed
     ");
     insta::assert_snapshot!(d, @"
@@ -1182,7 +1183,7 @@ async fn mark_reports_and_the_consent_summary_fit_every_width() {
     insta::assert_snapshot!(a, @"
     Job        6ce568d4-075a-4d3c-b189-8d55d6202bbd
     Ref
-      pub_b43a2323ef464d2876cd4556a3b20a74dcee2c83ecec6db824aed…
+      [68 characters, wider than this terminal: see -o json]
     Key        tenant acme-publishing, article
                breaking-news-election-results-live-coverage,
                revision 3, destination cms-a
@@ -1252,10 +1253,10 @@ async fn reconcile_rows_and_plan_fit_every_width() {
     let args = ["reconcile", "--concurrency", "1"];
     let [a, b, c, d] = fx.widths(&args, 5);
     insta::assert_snapshot!(a, @"
-    JOB       VERDICT        ACTION   REASON
-    6ce568d4-075  accept         planned  the destination has i…
-    6ce568d4-07f  safe_to_retry  planned  not at the destinatio…
-    8ddbb177-06b  unknown        -        not looked up: destin…
+    JOB       DESTINATION   VERDICT        ACTION   REASON
+    6ce568d4-075  cms-a         accept         planned  the destina…
+    6ce568d4-07f  cms-a         safe_to_retry  planned  not at …
+    8ddbb177-06b  cms-b         unknown        -        not loo…
     reconcile: examined 3: accept 1, safe_to_retry 1, conflict
       0, wait 0, unknown 1; 2 would move: nothing changed, run
       with --apply to make these moves
@@ -1313,9 +1314,9 @@ async fn reconcile_rows_and_plan_fit_every_width() {
     wait              0  (stay uncertain)
     unknown           1  (stay uncertain)
     for example:
-    JOB           VERDICT        TO             REASON
-    6ce568d4-075  accept         accepted       the destination…
-    6ce568d4-07f  safe_to_retry  safe_to_retry  not at the dest…
+    JOB           DESTINATION  VERDICT        TO
+    6ce568d4-075  cms-a        accept         accepted
+    6ce568d4-07f  cms-a        safe_to_retry  safe_to_retry
     ");
     insta::assert_snapshot!(b, @"
     reconcile would move 2 of 3 examined jobs:
@@ -1391,39 +1392,39 @@ async fn migrate_status_fits_every_width() {
     let [a, b, c, d] = fx.widths(&["migrate", "status"], 0);
     insta::assert_snapshot!(a, @"
     VERSION  NAME                STATE    APPLIED ON
-          1  publication_jobs    applied  2024-05-01T10:00:00.0…
-          2  roles               applied  2024-05-01T10:00:00.0…
-          3  claim_index         applied  2024-05-01T10:00:00.0…
-          4  listing_indexes     applied  2024-05-01T10:00:00.0…
-          5  destination_pauses  applied  2024-05-01T10:00:00.0…
-          6  event_trail         applied  2024-05-01T10:00:00.0…
+          1  publication_jobs    applied  YYYY-MM-DDThh:mm:ssZ
+          2  roles               applied  YYYY-MM-DDThh:mm:ssZ
+          3  claim_index         applied  YYYY-MM-DDThh:mm:ssZ
+          4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
+          5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
+          6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(b, @"
     VERSION  NAME                STATE    APPLIED ON
-          1  publication_jobs    applied  2024-05-01T10:00:00.000000Z
-          2  roles               applied  2024-05-01T10:00:00.000000Z
-          3  claim_index         applied  2024-05-01T10:00:00.000000Z
-          4  listing_indexes     applied  2024-05-01T10:00:00.000000Z
-          5  destination_pauses  applied  2024-05-01T10:00:00.000000Z
-          6  event_trail         applied  2024-05-01T10:00:00.000000Z
+          1  publication_jobs    applied  YYYY-MM-DDThh:mm:ssZ
+          2  roles               applied  YYYY-MM-DDThh:mm:ssZ
+          3  claim_index         applied  YYYY-MM-DDThh:mm:ssZ
+          4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
+          5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
+          6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(c, @"
     VERSION  NAME                STATE    APPLIED ON
-          1  publication_jobs    applied  2024-05-01T10:00:00.000000Z
-          2  roles               applied  2024-05-01T10:00:00.000000Z
-          3  claim_index         applied  2024-05-01T10:00:00.000000Z
-          4  listing_indexes     applied  2024-05-01T10:00:00.000000Z
-          5  destination_pauses  applied  2024-05-01T10:00:00.000000Z
-          6  event_trail         applied  2024-05-01T10:00:00.000000Z
+          1  publication_jobs    applied  YYYY-MM-DDThh:mm:ssZ
+          2  roles               applied  YYYY-MM-DDThh:mm:ssZ
+          3  claim_index         applied  YYYY-MM-DDThh:mm:ssZ
+          4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
+          5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
+          6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(d, @"
     VERSION  NAME                STATE    APPLIED ON
-          1  publication_jobs    applied  2024-05-01T10:00:00.000000Z
-          2  roles               applied  2024-05-01T10:00:00.000000Z
-          3  claim_index         applied  2024-05-01T10:00:00.000000Z
-          4  listing_indexes     applied  2024-05-01T10:00:00.000000Z
-          5  destination_pauses  applied  2024-05-01T10:00:00.000000Z
-          6  event_trail         applied  2024-05-01T10:00:00.000000Z
+          1  publication_jobs    applied  YYYY-MM-DDThh:mm:ssZ
+          2  roles               applied  YYYY-MM-DDThh:mm:ssZ
+          3  claim_index         applied  YYYY-MM-DDThh:mm:ssZ
+          4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
+          5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
+          6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }
@@ -1435,10 +1436,10 @@ async fn remote_lookup_fits_every_width() {
     insta::assert_snapshot!(a, @"
     destination   cms-a
     external_ref
-      pub_b43a2323ef464d2876cd4556a3b20a74dcee2c83ecec6db824aed…
+      [68 characters, wider than this terminal: see -o json]
     outcome       found
     matches       art-4711 (content hash
-                  9124ebe91e4af54063a95edca87e220510738bf5f37b8…
+                  [hash: see -o json]
     content       same as the job's payload
     controls      passed (a known publication found, a made-up
                   reference not found)
@@ -1544,4 +1545,169 @@ async fn outside_strings_are_escaped_in_every_table() {
             assert!(!text.contains("\nforged line"), "{args:?}: {text:?}");
         }
     }
+}
+
+/// Every external_ref and 64-digit hash in `text` is whole: `pub_` is followed by 64 hex
+/// digits and never by a cut; no hex run of a hash ends in `…`.
+fn ids_whole(text: &str, what: &str) {
+    for (i, _) in text.match_indices("pub_") {
+        let rest = &text[i + 4..];
+        let hex = rest.chars().take_while(|c| c.is_ascii_hexdigit()).count();
+        assert_eq!(
+            hex, 64,
+            "{what}: an external_ref cut at {hex} digits:\n{text}"
+        );
+    }
+    for word in text.split(|c: char| !c.is_ascii_hexdigit() && c != '…') {
+        if word.ends_with('…') {
+            assert!(
+                word.chars().count() < 12,
+                "{what}: a hash or id cut (`{word}`):\n{text}"
+            );
+        }
+    }
+}
+
+/// Issue 23 item 12: at 60 columns `jobs show`, `remote lookup` and `doctor` cut the
+/// external_ref (and the payload hash) in the middle. An id is whole or not shown at all
+/// (saying where it is whole); at 80 columns, where a line holds it, it is whole.
+#[tokio::test]
+async fn item_12_ids_are_whole_or_not_shown_at_60_and_80_columns() {
+    let fx = Fixture::new().await;
+    let job = fx
+        .env
+        .run(&fx.args(&["jobs", "show", U1, "-o", "json"]))
+        .expect(0)
+        .json();
+    let external_ref = job["external_ref"].as_str().unwrap().to_string();
+    let hash = job["payload_hash"].as_str().unwrap().to_string();
+    for width in [60, 80] {
+        for (args, code) in [
+            (vec!["jobs", "show", U1], 0),
+            (vec!["remote", "lookup", U1], 0),
+            (vec!["doctor"], 0),
+        ] {
+            let text = fx.at(width, &args, code);
+            let what = format!("COLUMNS={width} {args:?}");
+            ids_whole(&text, &what);
+            assert!(
+                !text.contains(&hash[..12]) || text.contains(&hash),
+                "{what}: the payload hash cut:\n{text}"
+            );
+            if width == 60 && args[0] != "doctor" {
+                assert!(
+                    text.contains("wider than this terminal: see -o json"),
+                    "{what}: says where the id is whole:\n{text}"
+                );
+            }
+            if width == 80 && args[0] != "doctor" {
+                assert!(text.contains(&external_ref), "{what}: not whole:\n{text}");
+            }
+        }
+    }
+    let text = fx.at(80, &["jobs", "show", U1], 0);
+    assert!(text.contains(&format!("\n  {hash}\n")), "{text}");
+}
+
+/// Issue 23 item 13: in an audit view who and why outrank everything but time and action:
+/// `events` at 60 columns cuts no actor, `events --follow` keeps the reason (a pause's
+/// reason was invisible), `jobs show`'s history at 80 keeps ACTOR, `reconcile` at 60 keeps
+/// DESTINATION.
+#[tokio::test]
+async fn item_13_audit_views_keep_actor_and_reason() {
+    let fx = Fixture::new().await;
+    let events = fx.env.run(&["events", "-o", "json"]).expect(0).json();
+    let actors: BTreeSet<String> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["actor"].as_str().unwrap().to_string())
+        .collect();
+    let reasons: Vec<String> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["reason"].as_str().map(str::to_string))
+        .collect();
+    assert!(!actors.is_empty() && !reasons.is_empty());
+    for width in [60, 80] {
+        let text = fx.at(width, &["events", "--limit", "1000"], 0);
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for a in &actors {
+            assert!(
+                text.contains(a.as_str()),
+                "COLUMNS={width}: actor {a} cut:\n{text}"
+            );
+        }
+        for r in &reasons {
+            let r = r.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                flat.contains(&r),
+                "COLUMNS={width}: reason {r:?} cut:\n{text}"
+            );
+        }
+    }
+    // --follow: the pause's reason, as it commits.
+    let follow = fx
+        .env
+        .std_cmd()
+        .env("COLUMNS", "60")
+        .args(["events", "--follow"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    fx.env
+        .run(&fx.args(&[
+            "destination",
+            "pause",
+            "cms-a",
+            "--reason",
+            "vendor ticket 4711: the CMS answers 503",
+            "--yes",
+        ]))
+        .expect(0);
+    std::thread::sleep(Duration::from_millis(2500));
+    unsafe {
+        libc::kill(follow.id() as i32, libc::SIGINT);
+    }
+    let out = follow.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("vendor ticket 4711: the CMS answers 503"),
+        "the pause's reason:\n{text}"
+    );
+    assert!(text.contains("tester"), "the actor:\n{text}");
+    for line in text.lines() {
+        assert!(line.chars().count() <= 60, "{line}\n{text}");
+    }
+    // jobs show's history at 80 keeps ACTOR.
+    let text = fx.at(80, &["jobs", "show", U1], 0);
+    let history = text.split("history").nth(1).unwrap();
+    assert!(history.lines().nth(1).unwrap().contains("ACTOR"), "{text}");
+    // reconcile at 60 keeps DESTINATION.
+    let text = fx.at(60, &["reconcile"], 5);
+    assert!(text.contains("DESTINATION"), "{text}");
+}
+
+/// Issue 23 item 14: "looking up … at cms-a…" is progress for a person at a terminal: never
+/// in a pipe or from cron.
+#[tokio::test]
+async fn item_14_looking_up_is_not_said_in_a_pipe() {
+    let fx = Fixture::new().await;
+    let out = fx
+        .env
+        .cmd()
+        .args(fx.args(&[
+            "mark",
+            "accepted",
+            U1,
+            "--reason",
+            "seen in the CMS",
+            "--yes",
+        ]))
+        .output()
+        .unwrap();
+    let run = Run(out).expect(0);
+    assert!(!run.stderr().contains("looking up"), "{}", run.stderr());
 }

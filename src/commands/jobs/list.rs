@@ -77,6 +77,7 @@ pub(crate) async fn show_page(
     view: View,
 ) -> Result<Exit> {
     let db = ctx.db().await?;
+    super::require_known_destination(ctx, &**db, listing.destination()).await?;
     let list = read_page(&db, listing, page, view, ctx.ui.is_json()).await?;
     drop(db);
     ctx.ui.emit(&list)?;

@@ -260,16 +260,17 @@ impl Render for JobDetail {
             .text("updated_at", when(j.updated_at, now))
             .text("state_changed_at", when(j.state_changed_at, now));
 
-        // The history: when and what moved first; the reason and evidence cut first, the
-        // versions and the action (the move says it) dropped on a narrow terminal.
+        // The history, an audit view: when and what moved always; then who and why (they
+        // outrank everything else, issue 23 item 13); the evidence, the action (the move
+        // says it) and the versions go first on a narrow terminal.
         let mut history = Table::new(vec![
             Column::new("AT"),
-            Column::new("ACTOR").truncate(10).priority(3),
+            Column::new("ACTOR").truncate(12).priority(1),
             Column::new("ACTION").priority(4),
             Column::new("MOVE"),
             Column::new("VERSION").priority(5),
-            Column::new("REASON").wrap(20).priority(1),
-            Column::new("EVIDENCE").truncate(16).priority(2),
+            Column::new("REASON").wrap(20).priority(2),
+            Column::new("EVIDENCE").truncate(16).priority(3),
         ]);
         for e in &self.events {
             let from = e.from_state.map_or("∅".to_string(), |s| s.to_string());

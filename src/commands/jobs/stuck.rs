@@ -10,10 +10,10 @@ use crate::jobs::query::Listing;
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl jobs stuck --older-than 15m\n  reconctl jobs stuck --older-than 1h --destination cms-a -o json\n\nIn-flight jobs with an expired lease are what `reconctl sweep leases` moves (to pending when never sent, else to uncertain)."
+    after_help = "Examples:\n  reconctl jobs stuck --older-than 15m\n  reconctl jobs stuck --older-than 1h --destination cms-a -o json\n\nStuck means what `reconctl check --stuck-after DUR` counts: pending or safe_to_retry in its state longer than DUR, or in_flight with a lease that expired more than DUR ago.\nIn-flight jobs with an expired lease are what `reconctl sweep leases` moves (to pending when never sent, else to uncertain)."
 )]
 pub struct Args {
-    /// pending or safe_to_retry jobs waiting longer than this (in_flight jobs count once their lease expired)
+    /// pending or safe_to_retry jobs waiting longer than this, and in_flight jobs whose lease expired longer ago than this
     #[arg(long, value_name = "DUR", default_value = "15m")]
     pub older_than: HumanDuration,
     /// Only jobs for this destination

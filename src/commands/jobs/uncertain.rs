@@ -1,4 +1,5 @@
-//! `reconctl jobs uncertain`: the jobs nobody knows the outcome of, oldest first.
+//! `reconctl jobs uncertain`: the jobs nobody knows the outcome of, the longest uncertain
+//! first (SPEC §3): its first job is the one `status` names as the oldest.
 
 use chrono::{DateTime, Utc};
 
@@ -14,7 +15,7 @@ use crate::ui::{paragraphs, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl jobs uncertain\n  reconctl jobs uncertain --destination cms-a -o jsonl\n  reconctl jobs uncertain --watch\n\nThe same list as `reconctl jobs list --state uncertain` (their cursors are interchangeable), with how long ago each job was sent.\n--watch refreshes the page until q or Ctrl-C (on a terminal: how many more or fewer since the watch began, and which jobs are new; otherwise one page per interval, -o jsonl: the page's JSON document a line)."
+    after_help = "Examples:\n  reconctl jobs uncertain\n  reconctl jobs uncertain --destination cms-a -o jsonl\n  reconctl jobs uncertain --watch\n\nThe longest uncertain first (by when the job became uncertain, state_changed_at): the first is the job `reconctl status` names as the oldest uncertain. The same jobs as `reconctl jobs list --state uncertain` (which lists them by creation), with how long ago each job was sent.\n--watch refreshes the page until q or Ctrl-C (on a terminal: how many more or fewer since the watch began, and which jobs are new; otherwise one page per interval, -o jsonl: the page's JSON document a line)."
 )]
 pub struct Args {
     /// Only jobs for this destination
@@ -27,8 +28,13 @@ pub struct Args {
 }
 
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
-    let listing = Listing::uncertain(args.destination.clone());
+    let listing = Listing::Uncertain {
+        destination: args.destination.clone(),
+    };
     if args.watch.watch {
+        let db = ctx.db().await?;
+        super::require_known_destination(ctx, &**db, listing.destination()).await?;
+        drop(db);
         let source = Watched {
             listing,
             page: &args.page,

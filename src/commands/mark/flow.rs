@@ -181,7 +181,7 @@ async fn evidence(
         })
         .hinted("nothing changed; or pass --no-lookup if you have checked the destination yourself (the event records that the lookup was skipped)")
     })?;
-    ctx.ui.status(&format!(
+    ctx.ui.progress_note(&format!(
         "looking up {} at {} (and checking its lookup with a known and a made-up reference)…",
         job.external_ref, job.destination
     ));

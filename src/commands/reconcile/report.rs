@@ -162,7 +162,8 @@ pub fn show_plan(ui: &Ui, summary: &Summary, moves: &[Judged], samples: usize) {
     }
     let mut examples = Table::new(vec![
         Column::id("JOB"),
-        Column::new("DESTINATION").truncate(12).priority(2),
+        // Which destination answered is never dropped (issue 23 item 13).
+        Column::new("DESTINATION").truncate(12),
         Column::new("VERDICT"),
         Column::new("TO"),
         Column::new("REASON").truncate(20).priority(1),
@@ -206,13 +207,14 @@ pub struct Report<'a> {
 /// The rows' table, written as the run goes: the job id in full when the width leaves the
 /// reason 24 columns (120 columns do), else a prefix unique in the database (8 at least;
 /// every JOB argument takes a prefix; see [`Report::ids_unique_in`]);
-/// the reason takes what is left, the destination goes before it is squeezed away, and the
-/// state a job went to (its verdict says it) goes first.
+/// the reason takes what is left, the destination is never dropped (which destination
+/// answered is part of every verdict), and the state a job went to (its verdict says it)
+/// goes first.
 fn rows_table(ui: &Ui) -> StreamTable {
     StreamTable::new(
         vec![
             Column::id("JOB"),
-            Column::new("DESTINATION").truncate(12).priority(2),
+            Column::new("DESTINATION").truncate(12),
             Column::new("VERDICT"),
             Column::new("ACTION"),
             Column::new("TO").priority(3),

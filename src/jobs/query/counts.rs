@@ -13,7 +13,7 @@ use tokio_postgres::GenericClient;
 
 use super::sql::{secs, Sql};
 use crate::error::{Error, Result};
-use crate::jobs::model::{Job, JOB_COLUMNS};
+use crate::jobs::model::Job;
 use crate::jobs::state::State;
 
 /// Tables up to this many pages (2 MB, some thousands of jobs) are small enough to count
@@ -135,18 +135,12 @@ pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
     })
 }
 
-/// The first job of `jobs uncertain` (the uncertain job created first): one entry of
-/// `ix_publication_jobs_open_created (state, created_at, id)`.
+/// The first job of `jobs uncertain` (the longest uncertain): its listing's first page of
+/// one, so `status` and `jobs uncertain` cannot disagree on which job is the oldest.
 pub async fn oldest_uncertain<C: GenericClient>(client: &C) -> Result<Option<Job>> {
-    let sql = format!(
-        "SELECT {JOB_COLUMNS} FROM publication_jobs WHERE state = {} ORDER BY created_at, id LIMIT 1",
-        State::reconciled().literal()
-    );
-    client
-        .query_opt(&sql, &[])
-        .await?
-        .map(|r| Job::from_row(&r))
-        .transpose()
+    let listing = super::Listing::Uncertain { destination: None };
+    let page = super::page_after(client, &listing, None, 1).await?;
+    Ok(page.jobs.into_iter().next())
 }
 
 /// What `check` compares with its thresholds.

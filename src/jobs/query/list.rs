@@ -1,7 +1,8 @@
 //! Job lists in keyset pages: `jobs list`, `jobs uncertain`, `jobs stuck`, and the pages
 //! `reconcile` walks.
 //!
-//! Lists page in keyset order `(created_at, id)`, never with OFFSET. A list over several
+//! Lists page in keyset order `(created_at, id)` (`jobs uncertain`: `(state_changed_at, id)`,
+//! the longest uncertain first), never with OFFSET. A list over several
 //! states is one branch per state, each a range scan of `ix_publication_jobs_open_created
 //! (state, created_at, id) WHERE state <> 'accepted'` that stops after a page, merged in order
 //! (a Merge Append) instead of sorting everything the states hold.
@@ -35,8 +36,15 @@ pub struct ListFilter {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Listing {
     Jobs(ListFilter),
+    /// `jobs uncertain`: the uncertain jobs, the longest in the state first (keyset order
+    /// `(state_changed_at, id)`), so its first job is the one `status` names as the oldest
+    /// (SPEC §3). A range of `ix_publication_jobs_open_state_age (state, destination,
+    /// state_changed_at)`.
+    Uncertain {
+        destination: Option<String>,
+    },
     /// pending or safe_to_retry for longer than `older_than`, and in_flight jobs whose lease
-    /// has expired.
+    /// expired more than `older_than` ago (the rule of `check --stuck-after`).
     Stuck {
         older_than: Duration,
         destination: Option<String>,
@@ -44,14 +52,43 @@ pub enum Listing {
 }
 
 impl Listing {
-    /// `jobs uncertain`: the same listing as `jobs list --state uncertain`, so their cursors
-    /// are interchangeable.
+    /// Every uncertain job in creation order: the listing of `jobs list --state uncertain`,
+    /// and the pages `reconcile` walks.
     pub fn uncertain(destination: Option<String>) -> Listing {
         Listing::Jobs(ListFilter {
             states: vec![State::reconciled()],
             destination,
             ..ListFilter::default()
         })
+    }
+
+    /// The destination the listing is filtered by, if any.
+    pub fn destination(&self) -> Option<&str> {
+        match self {
+            Listing::Jobs(f) => f.destination.as_deref(),
+            Listing::Uncertain { destination } | Listing::Stuck { destination, .. } => {
+                destination.as_deref()
+            }
+        }
+    }
+
+    /// The column a page is ordered by (then `id`).
+    fn order_column(&self) -> &'static str {
+        match self {
+            Listing::Uncertain { .. } => "state_changed_at",
+            Listing::Jobs(_) | Listing::Stuck { .. } => "created_at",
+        }
+    }
+
+    /// Where `job` stands in this listing's keyset order.
+    pub fn position(&self, job: &Job) -> Position {
+        match self {
+            Listing::Uncertain { .. } => Position {
+                at: job.state_changed_at,
+                id: job.id,
+            },
+            Listing::Jobs(_) | Listing::Stuck { .. } => Position::of(job),
+        }
     }
 
     /// The same listing always gives the same fingerprint; any change of filter another.
@@ -73,6 +110,9 @@ impl Listing {
                     .field("older_than_ms", older.as_deref())
                     .finish()
             }
+            Listing::Uncertain { destination } => FingerprintBuilder::new("uncertain")
+                .field("destination", destination.as_deref())
+                .finish(),
             Listing::Stuck {
                 older_than,
                 destination,
@@ -98,14 +138,18 @@ fn normalized_states(states: &[State]) -> Vec<State> {
 /// A position in keyset order: the last job of a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Position {
-    pub created_at: DateTime<Utc>,
+    /// The listing's order column: `created_at` (`state_changed_at` for
+    /// [`Listing::Uncertain`]).
+    pub at: DateTime<Utc>,
     pub id: Uuid,
 }
 
 impl Position {
+    /// Where `job` stands in creation order (every listing but [`Listing::Uncertain`]; see
+    /// [`Listing::position`]).
     pub fn of(job: &Job) -> Position {
         Position {
-            created_at: job.created_at,
+            at: job.created_at,
             id: job.id,
         }
     }
@@ -116,7 +160,7 @@ const POSITION_LEN: usize = 8 + 16;
 /// The `next_cursor` after `after` in `listing`.
 pub fn encode_cursor(listing: &Listing, after: Position) -> String {
     let mut bytes = Vec::with_capacity(POSITION_LEN);
-    bytes.extend_from_slice(&after.created_at.timestamp_micros().to_be_bytes());
+    bytes.extend_from_slice(&after.at.timestamp_micros().to_be_bytes());
     bytes.extend_from_slice(after.id.as_bytes());
     cursor::encode(listing.fingerprint(), &bytes)
 }
@@ -126,9 +170,9 @@ pub fn decode_cursor(listing: &Listing, c: &str) -> Result<Position> {
     let body = cursor::decode(listing.fingerprint(), c, POSITION_LEN)?;
     let micros = i64::from_be_bytes(body[..8].try_into().expect("8 bytes"));
     let id = Uuid::from_slice(&body[8..]).expect("16 bytes");
-    let created_at = DateTime::from_timestamp_micros(micros)
+    let at = DateTime::from_timestamp_micros(micros)
         .ok_or_else(|| cursor::invalid("its position is out of range"))?;
-    Ok(Position { created_at, id })
+    Ok(Position { at, id })
 }
 
 /// One branch of a page: a state (or none: every state) and its own conditions.
@@ -223,6 +267,15 @@ pub fn list_sql(
                     .collect()
             }
         }
+        Listing::Uncertain { destination } => {
+            if let Some(d) = destination {
+                common.push(format!("destination = {}", sql.bind(d.clone())));
+            }
+            vec![Branch {
+                state: Some(State::reconciled()),
+                conditions: Vec::new(),
+            }]
+        }
         Listing::Stuck {
             older_than,
             destination,
@@ -230,10 +283,13 @@ pub fn list_sql(
             if let Some(d) = destination {
                 common.push(format!("destination = {}", sql.bind(d.clone())));
             }
-            let waiting = format!(
-                "state_changed_at < now() - make_interval(secs => {}::float8)",
+            // One meaning of "stuck", shared with `check --stuck-after`: waiting longer
+            // than DUR, or holding a lease that expired longer than DUR ago.
+            let cutoff = format!(
+                "now() - make_interval(secs => {}::float8)",
                 sql.bind(secs(*older_than))
             );
+            let waiting = format!("state_changed_at < {cutoff}");
             let mut branches: Vec<Branch> = State::waiting()
                 .iter()
                 .map(|s| Branch {
@@ -244,18 +300,19 @@ pub fn list_sql(
             branches.push(Branch {
                 state: Some(State::leased()),
                 conditions: vec![match expired {
-                    ExpiredLeases::Few => "lease_expires_at < now()".into(),
+                    ExpiredLeases::Few => format!("lease_expires_at < {cutoff}"),
                     // The same condition, in a form no index can serve.
-                    ExpiredLeases::Many => "(lease_expires_at < now()) IS TRUE".into(),
+                    ExpiredLeases::Many => format!("(lease_expires_at < {cutoff}) IS TRUE"),
                 }],
             });
             branches
         }
     };
+    let order = listing.order_column();
     if let Some(p) = after {
         common.push(format!(
-            "(created_at, id) > ({}::timestamptz, {}::uuid)",
-            sql.bind(p.created_at),
+            "({order}, id) > ({}::timestamptz, {}::uuid)",
+            sql.bind(p.at),
             sql.bind(p.id)
         ));
     }
@@ -274,7 +331,7 @@ pub fn list_sql(
         };
         format!(
             "SELECT {JOB_COLUMNS}{extra} FROM publication_jobs WHERE {conds} \
-             ORDER BY created_at, id LIMIT {limit}"
+             ORDER BY {order}, id LIMIT {limit}"
         )
     };
     sql.text = if branches.len() == 1 {
@@ -285,7 +342,7 @@ pub fn list_sql(
             .map(|b| format!("({})", branch_sql(b, "")))
             .collect();
         format!(
-            "SELECT page.*, now() FROM ({}) AS page ORDER BY created_at, id LIMIT {limit}",
+            "SELECT page.*, now() FROM ({}) AS page ORDER BY {order}, id LIMIT {limit}",
             parts.join(" UNION ALL ")
         )
     };
@@ -326,7 +383,7 @@ pub async fn page_after<C: GenericClient>(
             let row = client.query_one(&lease_counts_sql(), &[]).await?;
             ExpiredLeases::choose(row.try_get(0)?, row.try_get(1)?, limit)
         }
-        Listing::Jobs(_) => ExpiredLeases::Few,
+        Listing::Jobs(_) | Listing::Uncertain { .. } => ExpiredLeases::Few,
     };
     let sql = list_sql(listing, after, limit, expired);
     let rows = client.query(&sql.text, &sql.params()).await?;
@@ -339,7 +396,7 @@ pub async fn page_after<C: GenericClient>(
     if jobs.len() > limit as usize {
         jobs.truncate(limit as usize);
         let last = jobs.last().expect("a full page");
-        next_cursor = Some(encode_cursor(listing, Position::of(last)));
+        next_cursor = Some(encode_cursor(listing, listing.position(last)));
     }
     Ok(JobPage {
         jobs,
@@ -366,7 +423,7 @@ mod tests {
 
     fn pos() -> Position {
         Position {
-            created_at: DateTime::from_timestamp_micros(1_700_000_000_123_456).unwrap(),
+            at: DateTime::from_timestamp_micros(1_700_000_000_123_456).unwrap(),
             id: Uuid::from_u128(0x1234_5678_9abc_def0_1234_5678_9abc_def0),
         }
     }

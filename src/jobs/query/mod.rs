@@ -18,6 +18,7 @@
 
 pub mod counts;
 pub mod cursor;
+pub mod destinations;
 pub mod list;
 pub mod moves;
 pub mod order;
@@ -25,6 +26,7 @@ pub mod publication;
 pub mod sql;
 
 pub use counts::*;
+pub use destinations::{require_known_destination, unknown_destination, KNOWN_DESTINATION_SQL};
 pub use list::*;
 pub use moves::{ExpiredLeaseGroup, MoveCount, Recent};
 pub use order::*;

@@ -220,3 +220,46 @@ async fn check_flags_an_older_revision_accepted_after_a_newer_one() {
     // Outside the window, it is no longer reported.
     check(&env, &["--order-window", "1ms"]).expect(0);
 }
+
+/// Issue 23 item 9: one meaning of "stuck". A lease that expired 15 s ago is not stuck at
+/// `--older-than 5m` (its worker may still renew it; the sweep moves it), and `jobs stuck
+/// --older-than DUR` lists exactly the jobs `check --stuck-after DUR` counts.
+#[tokio::test]
+async fn item_9_jobs_stuck_and_check_share_one_meaning_of_stuck() {
+    let env = TestEnv::new().await;
+    env.seed(Seed::new("lease-fresh").state(InFlight).lease("w", -15))
+        .await;
+    env.seed(Seed::new("pending-fresh").aged(30)).await;
+    let lease_old = env
+        .seed(Seed::new("lease-old").state(InFlight).lease("w", -600))
+        .await;
+    let pending_old = env.seed(Seed::new("pending-old").aged(600)).await;
+    let listed = env
+        .run(&["jobs", "stuck", "--older-than", "5m", "-o", "json"])
+        .expect(0)
+        .json();
+    let mut ids: Vec<String> = listed["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    let mut want = vec![lease_old.id.to_string(), pending_old.id.to_string()];
+    want.sort();
+    assert_eq!(ids, want);
+    let v = check(&env, &["--stuck-after", "5m", "-o", "json"])
+        .expect(5)
+        .json();
+    let counted = v["counts"]["stuck_waiting"].as_i64().unwrap()
+        + v["counts"]["stuck_leases"].as_i64().unwrap();
+    assert_eq!(counted as usize, ids.len());
+    // Both agree that nothing is stuck at a longer threshold.
+    check(&env, &["--stuck-after", "11m"]).expect(0);
+    assert_eq!(
+        env.run(&["jobs", "stuck", "--older-than", "11m"])
+            .expect(0)
+            .stdout(),
+        "no stuck jobs\n"
+    );
+}

@@ -161,3 +161,68 @@ async fn doctor_reports_pending_migrations_and_an_unreachable_database() {
     );
     assert_eq!(run.stderr(), "");
 }
+
+/// Issue 23 item 14, the small ones pinned from the outside: the `-o json` usage error names
+/// the missing JOB; `remote lookup` without arguments shows both forms; `doctor` without a
+/// database says the destinations were not checked (not "set canary_ref"); `migrate
+/// --dry-run` names its target; a dry sweep of one lease says "1 expired lease".
+#[tokio::test]
+async fn item_14_small_ones_each_pinned() {
+    let env = TestEnv::new().await;
+    let run = env.run(&["jobs", "show", "-o", "json"]).expect(2);
+    let v = run.json();
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("<JOB>"),
+        "{v}"
+    );
+    let run = env.run(&["remote", "lookup"]).expect(2);
+    assert!(
+        run.stderr()
+            .contains("reconctl remote lookup [OPTIONS] <JOB>")
+            && run
+                .stderr()
+                .contains("reconctl remote lookup [OPTIONS] --destination <NAME> --ref <REF>"),
+        "{}",
+        run.stderr()
+    );
+    // The database unreachable: the destination without canary_ref is "not checked".
+    let config = env.write_config(
+        "[destinations.cms-a]\nlookup_url = \"http://127.0.0.1:9/?r={ref}\"\nremote_id = \"/id\"\n",
+    );
+    let out = env
+        .cmd()
+        .env("DATABASE_URL", "postgresql://postgres@127.0.0.1:1/nowhere")
+        .args(["doctor", "--config", &config])
+        .output()
+        .unwrap();
+    let run = Run(out).expect(1);
+    assert!(
+        run.stdout()
+            .contains("not checked: the database is unreachable"),
+        "{}",
+        run.stdout()
+    );
+    assert!(!run.stdout().contains("set canary_ref"), "{}", run.stdout());
+    // migrate --dry-run names where it would apply, as migrate does.
+    let text = env.run(&["migrate", "--dry-run"]).expect(0).stdout();
+    assert!(
+        text.starts_with("schema is up to date at postgres@127.0.0.1:"),
+        "{text}"
+    );
+    // One expired lease, singular.
+    env.seed(
+        Seed::new("gone")
+            .state(InFlight)
+            .lease("w", -600)
+            .sent_ago(700),
+    )
+    .await;
+    let text = env
+        .run(&["sweep", "leases", "--dry-run"])
+        .expect(0)
+        .stdout();
+    assert!(
+        text.starts_with("dry run: would move 1 expired lease ("),
+        "{text}"
+    );
+}

@@ -326,22 +326,12 @@ async fn cursors_are_opaque_and_refused_when_altered_or_reused_elsewhere() {
         .json();
     let cursor = v["next_cursor"].as_str().unwrap().to_string();
     assert!(!cursor.contains(&v["jobs"][0]["id"].as_str().unwrap()[..8]));
-    // `jobs uncertain` is the same listing: the cursor carries over.
-    let next = env
-        .run(&[
-            "jobs",
-            "uncertain",
-            "--limit",
-            "1",
-            "--cursor",
-            &cursor,
-            "-o",
-            "json",
-        ])
-        .expect(0)
-        .json();
-    assert_eq!(next["jobs"].as_array().unwrap().len(), 1);
-    assert_ne!(next["jobs"][0]["id"], v["jobs"][0]["id"]);
+    // `jobs uncertain` lists the same jobs in another order (the longest uncertain first,
+    // issue 23 item 6): a cursor of the other listing is refused, not misread.
+    let run = env
+        .run(&["jobs", "uncertain", "--limit", "1", "--cursor", &cursor])
+        .expect(2);
+    assert!(run.stderr().contains("other filters"), "{}", run.stderr());
 
     let mut altered: Vec<char> = cursor.chars().collect();
     altered[12] = if altered[12] == 'x' { 'y' } else { 'x' };
@@ -395,4 +385,109 @@ async fn a_closed_pipe_ends_the_list_quietly_with_success() {
         assert_eq!(output.status.code(), Some(0), "{format}: {output:?}");
         assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{format}");
     }
+}
+
+/// Issue 23 item 5: a destination filter naming no destination anything knows is exit 2
+/// naming the known ones (configured, paused, or holding a job) in every command that
+/// filters by destination, never an empty "all clear"; a state filter accepts exactly the
+/// state names.
+#[tokio::test]
+async fn item_5_unknown_destination_filter_is_exit_2() {
+    let env = TestEnv::new().await;
+    env.seed(Seed::new("u1").state(Uncertain)).await;
+    env.seed(Seed::new("b1").destination("cms-b")).await;
+    // Paused while configured, then no longer in the config: known by its pause.
+    let pausing = env.write_config(
+        "[destinations.cms-paused]\nlookup_url = \"http://127.0.0.1:9/?r={ref}\"\nremote_id = \"/id\"\n",
+    );
+    env.run(&[
+        "destination",
+        "pause",
+        "cms-paused",
+        "--reason",
+        "drill",
+        "--yes",
+        "--config",
+        &pausing,
+    ])
+    .expect(0);
+    let config = env.write_config(
+        "[destinations.cms-conf]\nlookup_url = \"http://127.0.0.1:9/?r={ref}\"\nremote_id = \"/id\"\n",
+    );
+    let known = "known destinations: cms-a, cms-b, cms-conf, cms-paused";
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["jobs", "list"],
+        vec!["jobs", "uncertain"],
+        vec!["jobs", "uncertain", "--watch"],
+        vec!["jobs", "stuck", "--older-than", "5m"],
+        vec!["events"],
+    ];
+    for command in &commands {
+        let with = |d: &str, extra: &[&str]| {
+            let mut a: Vec<&str> = command.clone();
+            a.extend_from_slice(&["--config", &config, "--destination"]);
+            a.push(d);
+            a.extend_from_slice(extra);
+            a.iter().map(|s| s.to_string()).collect::<Vec<String>>()
+        };
+        let args = with("cms-x", &[]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = env.run(&args).expect(2);
+        assert_eq!(run.stdout(), "", "{command:?}");
+        assert!(
+            run.stderr()
+                .contains("unknown destination `cms-x`: it is not configured, not paused, and no job names it")
+                && run.stderr().contains(known),
+            "{command:?}: {}",
+            run.stderr()
+        );
+        if !command.contains(&"--watch") {
+            let args = with("cms-x", &["-o", "json"]);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let v = env.run(&args).expect(2).json();
+            assert_eq!(v["error"]["kind"], "usage", "{command:?}: {v}");
+            assert!(v["error"]["hint"].as_str().unwrap().contains(known), "{v}");
+            // The known ones are accepted: configured, paused, holding a job.
+            for d in ["cms-a", "cms-conf", "cms-paused"] {
+                let args = with(d, &["-o", "json"]);
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                env.run(&args).expect(0);
+            }
+        }
+    }
+    // Without a config: the database's names still count, and no empty list is "all clear".
+    let run = env
+        .run(&["jobs", "uncertain", "--destination", "cms-conf"])
+        .expect(2);
+    assert!(
+        run.stderr()
+            .contains("known destinations: cms-a, cms-b, cms-paused"),
+        "{}",
+        run.stderr()
+    );
+    // States: exactly the names, refused at parse time, listing them.
+    for bad in ["Uncertain", "UNCERTAIN", "in-flight", "uncertainn"] {
+        let run = env.run(&["jobs", "list", "--state", bad]).expect(2);
+        assert!(
+            run.stderr().contains(&format!("invalid value '{bad}' for '--state <STATE>'"))
+                && run.stderr().contains(
+                    "expected one of: pending, in_flight, uncertain, accepted, safe_to_retry, failed, conflict"
+                ),
+            "{}",
+            run.stderr()
+        );
+    }
+    let run = env.run(&["jobs", "list", "--state", "Uncertain"]).expect(2);
+    assert!(
+        run.stderr()
+            .contains("names are exact: did you mean 'uncertain'?"),
+        "{}",
+        run.stderr()
+    );
+    let v = env
+        .run(&["jobs", "list", "--state", "Uncertain", "-o", "json"])
+        .expect(2)
+        .json();
+    assert_eq!(v["error"]["kind"], "usage");
+    env.run(&["jobs", "list", "--state", "uncertain"]).expect(0);
 }

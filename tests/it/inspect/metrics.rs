@@ -133,8 +133,8 @@ async fn metrics_parse_back_to_the_counts_and_ages() {
             "reconctl_oldest_age_seconds",
             &[("destination", "cms-z"), ("state", "pending")]
         ),
-        None,
-        "no job, no age"
+        Some(0.0),
+        "no job: age 0, the series present"
     );
     assert_eq!(series(&m, "reconctl_jobs_accepted", &[]), Some(2.0));
     assert_eq!(
@@ -144,10 +144,10 @@ async fn metrics_parse_back_to_the_counts_and_ages() {
     let ts = series(&m, "reconctl_collected_timestamp_seconds", &[]).unwrap();
     let now = chrono::Utc::now().timestamp() as f64;
     assert!((ts - now).abs() < 60.0, "{ts} vs {now}");
-    // 6 states × 3 destinations, 2 ages, accepted, estimated, timestamp, per destination
+    // 6 states × 3 destinations, counts and ages, accepted, estimated, timestamp, per destination
     // whether (and how long) it is paused and its expired leases (count, oldest), and 9
     // counted moves × 3 destinations × 2 windows.
-    assert_eq!(m.len(), 18 + 2 + 3 + 2 * 3 + 2 * 3 + 9 * 3 * 2);
+    assert_eq!(m.len(), 18 + 18 + 3 + 2 * 3 + 2 * 3 + 9 * 3 * 2);
 
     let v = env.run(&["metrics", "-o", "json"]).expect(0).json();
     let names: Vec<&str> = v["families"]
@@ -171,4 +171,42 @@ async fn metrics_parse_back_to_the_counts_and_ages() {
             "reconctl_collected_timestamp_seconds"
         ]
     );
+}
+
+/// Issue 23 item 11: `reconctl_oldest_age_seconds` has a sample for every open state of every
+/// known destination, like `reconctl_jobs` (0 where no job is in that state), so an alert on
+/// it never sees a series vanish when the last job leaves a state.
+#[tokio::test]
+async fn item_11_oldest_age_is_present_for_every_state_and_destination() {
+    let env = TestEnv::new().await;
+    env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
+    env.seed(Seed::new("p1").destination("cms-b").aged(60))
+        .await;
+    let config = env.write_config(
+        "[destinations.cms-c]\nlookup_url = \"http://127.0.0.1:9/?r={ref}\"\nremote_id = \"/id\"\n",
+    );
+    let m = parse_exposition(
+        &env.run(&["metrics", "--config", &config])
+            .expect(0)
+            .stdout(),
+    );
+    let key = |name: &str| -> BTreeSet<(String, String)> {
+        m.keys()
+            .filter(|(n, _)| n == name)
+            .map(|(_, l)| (l["state"].clone(), l["destination"].clone()))
+            .collect()
+    };
+    let counts = key("reconctl_jobs");
+    assert_eq!(counts.len(), 6 * 3, "{counts:?}");
+    assert_eq!(key("reconctl_oldest_age_seconds"), counts);
+    for (state, d) in &counts {
+        let age = series(
+            &m,
+            "reconctl_oldest_age_seconds",
+            &[("destination", d), ("state", state)],
+        )
+        .unwrap();
+        let held = (state == "uncertain" && d == "cms-a") || (state == "pending" && d == "cms-b");
+        assert_eq!(age > 0.0, held, "{state} {d}: {age}");
+    }
 }

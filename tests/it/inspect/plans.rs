@@ -27,7 +27,7 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
         .await
         .unwrap();
     let after = Some(query::Position {
-        created_at: chrono::Utc::now() - chrono::Duration::days(2),
+        at: chrono::Utc::now() - chrono::Duration::days(2),
         id: Uuid::nil(),
     });
     let listings: Vec<(&str, Listing)> = vec![
@@ -78,6 +78,13 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
             }),
         ),
         ("uncertain", Listing::uncertain(None)),
+        ("jobs uncertain", Listing::Uncertain { destination: None }),
+        (
+            "jobs uncertain --destination",
+            Listing::Uncertain {
+                destination: Some("cms-3".into()),
+            },
+        ),
         (
             "stuck",
             Listing::Stuck {
@@ -167,6 +174,14 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
         sql.text = reconctl::jobs::reconcile::SETTLE_BATCH_SQL.to_string();
         statements.push(("reconcile: batch of moves".into(), sql));
     }
+    // A `--destination` filter's check (issue 23 item 5): index probes that stop at the
+    // first row, whatever the table holds.
+    {
+        let mut sql = query::Sql::new();
+        sql.bind("cms-x".to_string());
+        sql.text = query::KNOWN_DESTINATION_SQL.to_string();
+        statements.push(("destination filter: known".into(), sql));
+    }
     // The positive control's publication (SPEC §4): a backward walk of the destination's
     // jobs that stops at the first settled accepted one.
     statements.push((
@@ -208,6 +223,16 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
     .await;
     assert!(nodes.iter().any(|n| n.kind == "Merge Append"), "{nodes:#?}");
     let nodes = explain(&env.client, by_name("status/metrics")).await;
+    assert!(
+        uses(&nodes, "ix_publication_jobs_open_state_age"),
+        "{nodes:#?}"
+    );
+    let nodes = explain(&env.client, by_name("destination filter: known")).await;
+    assert!(
+        uses(&nodes, "ix_publication_jobs_destination_created"),
+        "{nodes:#?}"
+    );
+    let nodes = explain(&env.client, by_name("jobs uncertain --destination")).await;
     assert!(
         uses(&nodes, "ix_publication_jobs_open_state_age"),
         "{nodes:#?}"

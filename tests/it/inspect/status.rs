@@ -135,3 +135,43 @@ async fn status_table_puts_the_actionable_states_first() {
     reconctl remote lookup xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx
     ");
 }
+
+/// Issue 23 item 16: `-W/--password` asks for the database password on a terminal when none
+/// is found (psql's -W): nothing typed is echoed, and the command goes on with it; without a
+/// terminal it is exit 2 saying so, and never waits.
+#[tokio::test]
+async fn item_16_password_is_asked_on_a_terminal_without_echo() {
+    let env = TestEnv::new().await;
+    let mut p = env.pty(&["-W", "status", "-o", "json"]);
+    p.exp_string("Password for user postgres at 127.0.0.1:5432: ")
+        .expect("the prompt");
+    p.send_line("TopSecret-4711").unwrap();
+    let rest = p.exp_eof().expect("the status");
+    assert!(rest.contains("\"states\""), "{rest}");
+    assert!(!rest.contains("TopSecret"), "the password echoed:\n{rest}");
+    // Ctrl-C at the prompt: nothing done, the terminal given back.
+    let mut p = env.pty(&["--password", "status"]);
+    p.exp_string("Password for user").expect("the prompt");
+    p.send_control('c').unwrap();
+    let rest = p.exp_eof().unwrap();
+    assert!(rest.contains("no password given: nothing done"), "{rest}");
+    // Without a terminal: exit 2, at once, saying why; the password never printed.
+    let run = env.run(&["-W", "status"]).expect(2);
+    assert!(
+        run.stderr().contains(
+            "--password asks for the database password on a terminal, and there is none here"
+        ),
+        "{}",
+        run.stderr()
+    );
+    // A password found (in the URL) is not asked for.
+    let url = env.url.replacen("postgres@", "postgres:given@", 1);
+    let out = env
+        .cmd()
+        .env("DATABASE_URL", &url)
+        .args(["-W", "status", "-o", "json"])
+        .output()
+        .unwrap();
+    let run = Run(out).expect(0);
+    assert!(!run.stdout().contains("given") && !run.stderr().contains("given"));
+}

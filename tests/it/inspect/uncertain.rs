@@ -58,10 +58,23 @@ async fn stuck_boundaries_are_exact_to_the_threshold() {
         .await;
     env.seed(Seed::new("r-short").state(SafeToRetry).aged(595))
         .await;
-    // A lease that expired a second ago is stuck; one that expires in five seconds is not.
+    // A lease that expired the threshold ago is stuck (the rule of `check --stuck-after`);
+    // one that expired five seconds short of it, or expires in five seconds, is not.
     let lease_gone = env
-        .seed(Seed::new("f-gone").state(InFlight).lease("w-1", -1).aged(5))
+        .seed(
+            Seed::new("f-gone")
+                .state(InFlight)
+                .lease("w-1", -600)
+                .aged(5),
+        )
         .await;
+    env.seed(
+        Seed::new("f-recent")
+            .state(InFlight)
+            .lease("w-1", -595)
+            .aged(3600),
+    )
+    .await;
     env.seed(
         Seed::new("f-live")
             .state(InFlight)
@@ -95,9 +108,20 @@ async fn stuck_boundaries_are_exact_to_the_threshold() {
         assert_eq!(j, &job_json(&expected));
     }
 
-    // The default is 15 minutes: only the expired lease.
+    // The default is 15 minutes: none.
     let v = env.run(&["jobs", "stuck", "-o", "json"]).expect(0).json();
-    assert_eq!(ids(&v), id_strings(&[&lease_gone]));
+    assert_eq!(ids(&v), Vec::<String>::new());
+    let v = env
+        .run(&["jobs", "stuck", "--older-than", "9m", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(
+        ids(&v).len(),
+        6,
+        "at 9m the 595s ones are stuck too, leases included"
+    );
+    // A destination with jobs, none stuck: an empty page; one nobody knows: exit 2.
+    env.seed(Seed::new("b-fresh").destination("cms-b")).await;
     let v = env
         .run(&[
             "jobs",
@@ -112,6 +136,8 @@ async fn stuck_boundaries_are_exact_to_the_threshold() {
         .expect(0)
         .json();
     assert_eq!(ids(&v), Vec::<String>::new());
+    env.run(&["jobs", "stuck", "--destination", "cms-x"])
+        .expect(2);
 }
 
 #[tokio::test]
@@ -122,7 +148,8 @@ async fn stuck_pages_are_the_same_whether_few_or_many_leases_expired() {
     // other way round (`Few`). Both list the same jobs, in the same order.
     let mut expired = Vec::new();
     for i in 0..40 {
-        let expires_in = if i % 4 == 0 { 600 } else { -60 - i };
+        // Expired more than the default 15 minutes ago, or not at all.
+        let expires_in = if i % 4 == 0 { 600 } else { -960 - i };
         let job = env
             .seed(
                 Seed::new(&format!("f{i:02}"))
@@ -176,4 +203,59 @@ async fn stuck_table_says_why_each_job_is_stuck() {
     [f1]                                  in_flight  cms-a        t1      f1       1    lease expired 2h 5m ago  worker-7
     [w1]                                  pending    cms-a        t1      w1       1    waiting 1h 20m
     ");
+}
+
+/// Issue 23 item 6: `jobs uncertain` lists the longest uncertain first (by when the job became
+/// uncertain, not when it was created), and its first row is the job `status` names as the
+/// oldest uncertain, also in a page of one and after a cursor.
+#[tokio::test]
+async fn item_6_uncertain_order_is_longest_uncertain_first_and_status_agrees() {
+    let env = TestEnv::new().await;
+    // Created first but uncertain for 3 s (a retry that timed out again just now).
+    let mut recent = Seed::new("created-first").state(Uncertain);
+    recent.created_age_secs = Some(3 * 3600);
+    let recent = env.seed(recent.aged(3)).await;
+    // Created later, uncertain for 1h 46m.
+    let mut long = Seed::new("uncertain-longest")
+        .state(Uncertain)
+        .destination("cms-b");
+    long.created_age_secs = Some(2 * 3600);
+    let long = env.seed(long.aged(3600 + 46 * 60)).await;
+    let mut middle = Seed::new("middle").state(Uncertain);
+    middle.created_age_secs = Some(3600);
+    let middle = env.seed(middle.aged(600)).await;
+
+    let v = env
+        .run(&["jobs", "uncertain", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(ids(&v), id_strings(&[&long, &middle, &recent]));
+    // `jobs list --state uncertain` keeps creation order.
+    let v = env
+        .run(&["jobs", "list", "--state", "uncertain", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(ids(&v), id_strings(&[&recent, &long, &middle]));
+    // Pages of one walk the same order.
+    let (walked, pages) = walk_command(&env, "uncertain", &[], 1);
+    assert_eq!(pages, 3);
+    let walked: Vec<String> = walked
+        .iter()
+        .map(|j| j["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(walked, id_strings(&[&long, &middle, &recent]));
+    // status names the same job as the oldest, in JSON and in its table.
+    let status = env.run(&["status", "-o", "json"]).expect(0).json();
+    assert_eq!(status["oldest_uncertain"]["id"], long.id.to_string());
+    let first = env
+        .run(&["jobs", "uncertain", "--limit", "1", "-o", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(first["jobs"][0]["id"], status["oldest_uncertain"]["id"]);
+    let text = env.run(&["status"]).expect(0).stdout();
+    assert!(
+        text.contains("oldest uncertain job, for 1h 46m at cms-b")
+            && text.contains(&long.id.to_string()),
+        "{text}"
+    );
 }
