@@ -888,7 +888,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(a, @"
     CHECK                                          RESULT
     migrations                                     ok
-      6 applied, 0 pending, 0 divergent, 0 unknown to this
+      7 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     index ux_publication_jobs_identity             ok
       unique, valid
@@ -936,7 +936,7 @@ async fn doctor_fits_every_width() {
         the 14:00 deploy; vendor ticket INC-4711, do not resume
         before they confirm
     destination cms-a                              ok
-      lookup works:
+      kind http, auth none: lookup works:
         [external_ref: see -o json] found (positive control), a
         made-up reference not found (negative control)
     all checks passed
@@ -944,7 +944,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b, @"
     CHECK                                          RESULT
     migrations                                     ok
-      6 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      7 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity             ok
       unique, valid
     index ux_publication_jobs_external_ref         ok
@@ -990,14 +990,14 @@ async fn doctor_fits_every_width() {
         of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
         INC-4711, do not resume before they confirm
     destination cms-a                              ok
-      lookup works:
+      kind http, auth none: lookup works:
         pub_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc found
         (positive control), a made-up reference not found (negative control)
     all checks passed
     ");
     insta::assert_snapshot!(c, @"
     CHECK                                          RESULT  DETAIL
-    migrations                                     ok      6 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                     ok      7 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity             ok      unique, valid
     index ux_publication_jobs_external_ref         ok      unique, valid
     index ix_publication_jobs_created              ok      valid
@@ -1021,14 +1021,14 @@ async fn doctor_fits_every_width() {
     pause cms-b                                    ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                            claim none of its jobs): CMS answers 503 since the 14:00 deploy;
                                                            vendor ticket INC-4711, do not resume before they confirm
-    destination cms-a                              ok      lookup works:
+    destination cms-a                              ok      kind http, auth none: lookup works:
                                                            [external_ref: see -o json] found (positive control), a made-up
                                                            reference not found (negative control)
     all checks passed
     ");
     insta::assert_snapshot!(d, @"
     CHECK                                          RESULT  DETAIL
-    migrations                                     ok      6 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                     ok      7 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity             ok      unique, valid
     index ux_publication_jobs_external_ref         ok      unique, valid
     index ix_publication_jobs_created              ok      valid
@@ -1051,8 +1051,8 @@ async fn doctor_fits_every_width() {
     index ix_destination_events_xid                ok      valid
     pause cms-b                                    ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                            INC-4711, do not resume before they confirm
-    destination cms-a                              ok      lookup works: pub_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc found (positive control), a made-up reference not found
-                                                           (negative control)
+    destination cms-a                              ok      kind http, auth none: lookup works: pub_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc found (positive control), a made-up
+                                                           reference not found (negative control)
     all checks passed
     ");
     for w in WIDTHS {
@@ -1254,9 +1254,9 @@ async fn reconcile_rows_and_plan_fit_every_width() {
     let [a, b, c, d] = fx.widths(&args, 5);
     insta::assert_snapshot!(a, @"
     JOB       DESTINATION   VERDICT        ACTION   REASON
-    6ce568d4-075  cms-a         accept         planned  the destina…
-    6ce568d4-07f  cms-a         safe_to_retry  planned  not at …
-    8ddbb177-06b  cms-b         unknown        -        not loo…
+    6ce568d4-075  cms-a                   accept         planned
+    6ce568d4-07f  cms-a                   safe_to_retry  planned
+    8ddbb177-06b  cms-b                   unknown        -
     reconcile: examined 3: accept 1, safe_to_retry 1, conflict
       0, wait 0, unknown 1; 2 would move: nothing changed, run
       with --apply to make these moves
@@ -1374,14 +1374,14 @@ async fn destination_list_fits_every_width() {
     cms-b        yes     2h 15m ago  not set  alice@ops-l…  CMS answers 503 since t…
     ");
     insta::assert_snapshot!(c, @"
-    DESTINATION  PAUSED  SINCE       UNTIL    BY                  REASON
-    cms-a        no
-    cms-b        yes     2h 15m ago  not set  alice@ops-laptop-7  CMS answers 503 since the 14:00 deploy; vendor ticket INC…
+    DESTINATION  PAUSED  SINCE       UNTIL    BY                  REASON                                     LOOKUP
+    cms-a        no                                                                                          http, auth none
+    cms-b        yes     2h 15m ago  not set  alice@ops-laptop-7  CMS answers 503 since the 14:00 deploy; …  not configured
     ");
     insta::assert_snapshot!(d, @"
-    DESTINATION  PAUSED  SINCE       UNTIL    BY                  REASON
-    cms-a        no
-    cms-b        yes     2h 15m ago  not set  alice@ops-laptop-7  CMS answers 503 since the 14:00 deploy; vendor ticket INC-4711, do not resume before they confirm
+    DESTINATION  PAUSED  SINCE       UNTIL    BY                  REASON                                                                                             LOOKUP
+    cms-a        no                                                                                                                                                  http, auth none
+    cms-b        yes     2h 15m ago  not set  alice@ops-laptop-7  CMS answers 503 since the 14:00 deploy; vendor ticket INC-4711, do not resume before they confirm  not configured
     ");
     fx.same_in_pty(&["destination", "list"], 0);
 }
@@ -1398,6 +1398,7 @@ async fn migrate_status_fits_every_width() {
           4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
           5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
+          7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(b, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1407,6 +1408,7 @@ async fn migrate_status_fits_every_width() {
           4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
           5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
+          7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(c, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1416,6 +1418,7 @@ async fn migrate_status_fits_every_width() {
           4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
           5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
+          7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(d, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1425,6 +1428,7 @@ async fn migrate_status_fits_every_width() {
           4  listing_indexes     applied  YYYY-MM-DDThh:mm:ssZ
           5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
+          7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }
