@@ -1705,7 +1705,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__mark__subcmd__accepted)
-            opts="-y -o -q -v -h --reason --expect-version --no-lookup --yes --dry-run --remote-id --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-y -o -q -v -h --reason --expect-version --no-lookup --yes --dry-run --remote-id --accept-different-content --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2121,13 +2121,17 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__reconcile)
-            opts="-y -o -q -v -h --destination --limit --concurrency --rps --apply --yes --max --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
+            opts="-y -o -q -v -h --destination --state --limit --concurrency --rps --apply --yes --max --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --destination)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

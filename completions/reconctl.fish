@@ -327,7 +327,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_s
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -f -a "accepted" -d 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -f -a "accepted" -d 'uncertain/conflict/safe_to_retry → accepted: the destination has it (remote_id recorded)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -f -a "failed" -d 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and not __fish_seen_subcommand_from accepted safe-to-retry failed help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -348,6 +348,7 @@ never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l no-lookup -d 'Do not consult the destination first (the event records that the lookup was skipped)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s y -l yes -d 'Do not ask; needed to change anything without a terminal'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l dry-run -d 'Show what would happen, change nothing'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l accept-different-content -d 'Accept the destination\'s one copy although its content differs from the job\'s payload (a conflict); the event records that it was accepted on purpose'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from accepted" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
@@ -392,7 +393,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from failed" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "accepted" -d 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "accepted" -d 'uncertain/conflict/safe_to_retry → accepted: the destination has it (remote_id recorded)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "failed" -d 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
 complete -c reconctl -n "__fish_reconctl_using_subcommand mark; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -436,6 +437,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from help" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
 complete -c reconctl -n "__fish_reconctl_using_subcommand sweep; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l destination -d 'Only jobs for this destination' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l state -d 'Examine jobs in this state instead of uncertain ones: uncertain, conflict or safe_to_retry (repeatable); each moves only as the transition table allows from it' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l limit -d 'Examine at most this many uncertain jobs' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l concurrency -d 'Lookups in flight at once' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l rps -d 'At most this many lookups a second (protect the CMS during its own incident)' -r
@@ -629,7 +631,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "stuck" -d 'Jobs waiting too long, and in-flight jobs whose lease expired'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "reserve" -d 'Reserve the one job of a publishing intent (the worker\'s first step)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from remote" -f -a "lookup" -d 'Ask the destination whether it has the job; print outcome, matches and verdict'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "accepted" -d 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "accepted" -d 'uncertain/conflict/safe_to_retry → accepted: the destination has it (remote_id recorded)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "failed" -d 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from sweep" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
