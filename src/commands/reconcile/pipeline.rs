@@ -193,21 +193,7 @@ impl<'a> Pipeline<'a> {
         // Destinations are resolved once each, on first sight; an unusable one makes its
         // jobs `unknown` with the reason (said once on stderr), and the others go on.
         let mut resolved: HashMap<String, Resolved<'a>> = HashMap::new();
-        let mut resolve = move |name: &str| -> Resolved<'a> {
-            resolved
-                .entry(name.to_string())
-                .or_insert_with(|| {
-                    let r = self
-                        .lookups
-                        .destination(name)
-                        .map_err(|e| e.message().to_string());
-                    if let Err(why) = &r {
-                        self.ctx.ui.warn(why);
-                    }
-                    Arc::new(r)
-                })
-                .clone()
-        };
+        let mut resolve = move |name: &str| self.resolve(&mut resolved, name, true);
         let look = async move {
             let mut judged = job_rx
                 .map(|job| {
@@ -228,6 +214,29 @@ impl<'a> Pipeline<'a> {
             read.and(look)
         };
         (produce, judged_rx)
+    }
+
+    /// A destination resolved once per run (`resolved` keeps it), or why its jobs cannot be
+    /// judged, said once on stderr when `warn`.
+    fn resolve(
+        &self,
+        resolved: &mut HashMap<String, Resolved<'a>>,
+        name: &str,
+        warn: bool,
+    ) -> Resolved<'a> {
+        resolved
+            .entry(name.to_string())
+            .or_insert_with(|| {
+                let r = self
+                    .lookups
+                    .destination(name)
+                    .map_err(|e| e.message().to_string());
+                if let (Err(why), true) = (&r, warn) {
+                    self.ctx.ui.warn(why);
+                }
+                Arc::new(r)
+            })
+            .clone()
     }
 
     /// One job's verdict: not asked when its destination cannot be asked or its controls
@@ -325,16 +334,8 @@ impl<'a> Pipeline<'a> {
         let asks: Vec<_> = jobs
             .into_iter()
             .map(|job| {
-                let dest = resolved
-                    .entry(job.destination.clone())
-                    .or_insert_with(|| {
-                        Arc::new(
-                            self.lookups
-                                .destination(&job.destination)
-                                .map_err(|e| e.message().to_string()),
-                        )
-                    })
-                    .clone();
+                // Said on stderr during the first round already.
+                let dest = self.resolve(&mut resolved, &job.destination, false);
                 async move { self.look_up(job, &dest, None).await }
             })
             .collect();
