@@ -84,7 +84,12 @@ pub struct Gate<'a> {
     clock: DbClock,
     every: Duration,
     slots: Mutex<HashMap<String, Arc<Slot>>>,
+    /// Each destination's positive-control publication, as read from the job table, and
+    /// when: read again once `controls_every` has passed, not for every trailing check.
+    known: Mutex<HashMap<String, (Instant, KnownRead)>>,
 }
+
+type KnownRead = Result<Option<Known>, String>;
 
 impl<'a> Gate<'a> {
     pub fn new(ctx: &'a Context, clock: DbClock) -> crate::error::Result<Gate<'a>> {
@@ -93,6 +98,7 @@ impl<'a> Gate<'a> {
             clock,
             every: ctx.config()?.lookup.controls_every,
             slots: Mutex::new(HashMap::new()),
+            known: Mutex::new(HashMap::new()),
         })
     }
 
@@ -137,7 +143,7 @@ impl<'a> Gate<'a> {
             return c;
         }
         let started = Instant::now();
-        let known = self.known(dest).await;
+        let known = self.known_recently(dest).await;
         let fresh = Arc::new(controls::check(dest, known, self.clock).await);
         *slot.latest.lock().unwrap_or_else(|p| p.into_inner()) = Some(Checked {
             started,
@@ -159,6 +165,26 @@ impl<'a> Gate<'a> {
             .into_iter()
             .filter_map(|(name, slot)| Some((name, slot.latest_if(|_| true)?)))
             .collect()
+    }
+
+    /// [`Gate::known`], read at most once per `controls_every` per destination.
+    async fn known_recently(&self, dest: &Dest<'_>) -> KnownRead {
+        let cached = self
+            .known
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(dest.name())
+            .filter(|(at, _)| at.elapsed() < self.every)
+            .map(|(_, k)| k.clone());
+        if let Some(k) = cached {
+            return k;
+        }
+        let k = self.known(dest).await;
+        self.known
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(dest.name().to_string(), (Instant::now(), k.clone()));
+        k
     }
 
     /// The positive control's publication: `canary_ref`, else the most recent settled
