@@ -425,7 +425,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it (remote_id recorded)')
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict/safe_to_retry → accepted: the destination has it (remote_id recorded)')
             [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled')
             [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -447,6 +447,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask; needed to change anything without a terminal')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask; needed to change anything without a terminal')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen, change nothing')
+            [CompletionResult]::new('--accept-different-content', '--accept-different-content', [CompletionResultType]::ParameterName, 'Accept the destination''s one copy although its content differs from the job''s payload (a conflict); the event records that it was accepted on purpose')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
@@ -511,7 +512,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;mark;help' {
-            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it (remote_id recorded)')
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict/safe_to_retry → accepted: the destination has it (remote_id recorded)')
             [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled')
             [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -589,6 +590,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
         }
         'reconctl;reconcile' {
             [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'Only jobs for this destination')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Examine jobs in this state instead of uncertain ones: uncertain, conflict or safe_to_retry (repeatable); each moves only as the transition table allows from it')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Examine at most this many uncertain jobs')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Lookups in flight at once')
             [CompletionResult]::new('--rps', '--rps', [CompletionResultType]::ParameterName, 'At most this many lookups a second (protect the CMS during its own incident)')
@@ -889,7 +891,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;help;mark' {
-            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict → accepted: the destination has it (remote_id recorded)')
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'uncertain/conflict/safe_to_retry → accepted: the destination has it (remote_id recorded)')
             [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled')
             [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason')
             break

@@ -1717,7 +1717,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__mark__subcmd__accepted)
-            opts="-y -o -q -v -W -h --reason --expect-version --no-lookup --yes --dry-run --remote-id --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            opts="-y -o -q -v -W -h --reason --expect-version --no-lookup --yes --dry-run --remote-id --accept-different-content --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2133,7 +2133,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__reconcile)
-            opts="-y -o -q -v -W -h --destination --limit --concurrency --rps --apply --yes --max --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            opts="-y -o -q -v -W -h --destination --state --limit --concurrency --rps --apply --yes --max --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2141,6 +2141,10 @@ _reconctl() {
             case "${prev}" in
                 --destination)
                     COMPREPLY=($(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --limit)

@@ -395,7 +395,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
             cand -h 'Print help'
             cand --help 'Print help'
-            cand accepted 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
+            cand accepted 'uncertain/conflict/safe_to_retry → accepted: the destination has it (remote_id recorded)'
             cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
             cand failed 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -416,6 +416,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand -y 'Do not ask; needed to change anything without a terminal'
             cand --yes 'Do not ask; needed to change anything without a terminal'
             cand --dry-run 'Show what would happen, change nothing'
+            cand --accept-different-content 'Accept the destination''s one copy although its content differs from the job''s payload (a conflict); the event records that it was accepted on purpose'
             cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
             cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
@@ -477,7 +478,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --help 'Print help'
         }
         &'reconctl;mark;help'= {
-            cand accepted 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
+            cand accepted 'uncertain/conflict/safe_to_retry → accepted: the destination has it (remote_id recorded)'
             cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
             cand failed 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -545,6 +546,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         }
         &'reconctl;reconcile'= {
             cand --destination 'Only jobs for this destination'
+            cand --state 'Examine jobs in this state instead of uncertain ones: uncertain, conflict or safe_to_retry (repeatable); each moves only as the transition table allows from it'
             cand --limit 'Examine at most this many uncertain jobs'
             cand --concurrency 'Lookups in flight at once'
             cand --rps 'At most this many lookups a second (protect the CMS during its own incident)'
@@ -817,7 +819,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;help;remote;lookup'= {
         }
         &'reconctl;help;mark'= {
-            cand accepted 'uncertain/conflict → accepted: the destination has it (remote_id recorded)'
+            cand accepted 'uncertain/conflict/safe_to_retry → accepted: the destination has it (remote_id recorded)'
             cand safe-to-retry 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
             cand failed 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
         }

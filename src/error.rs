@@ -47,6 +47,8 @@ pub enum Kind {
     Bug,
     /// Stdout was closed (`reconctl jobs list | head -1`): what was wanted was read; exit 0.
     BrokenPipe,
+    /// Ctrl-C or SIGTERM stopped a command that reports what it did first: exit 130.
+    Interrupted,
 }
 
 impl Kind {
@@ -60,6 +62,7 @@ impl Kind {
             Kind::Busy => "busy",
             Kind::Bug => "bug",
             Kind::BrokenPipe => "broken_pipe",
+            Kind::Interrupted => "interrupted",
         }
     }
 }
@@ -82,6 +85,7 @@ pub fn exit_code(outcome: &Result<Exit>) -> u8 {
         Kind::NotFound => 4,
         Kind::Attention => 5,
         Kind::Busy => 6,
+        Kind::Interrupted => 130,
     }
 }
 
@@ -168,6 +172,8 @@ pub enum Code {
     Bug,
     /// Stdout was closed (exit 0).
     BrokenPipe,
+    /// Ctrl-C or SIGTERM (exit 130).
+    Interrupted,
 }
 
 impl Code {
@@ -188,6 +194,7 @@ impl Code {
             Busy | MigrateLocked => Kind::Busy,
             Bug => Kind::Bug,
             BrokenPipe => Kind::BrokenPipe,
+            Interrupted => Kind::Interrupted,
         }
     }
 
@@ -232,6 +239,7 @@ impl Code {
             MigrateLocked => "migrate_locked",
             Bug => "bug",
             BrokenPipe => "broken_pipe",
+            Interrupted => "interrupted",
         }
     }
 }

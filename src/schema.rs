@@ -51,6 +51,8 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_job_event_destinations_destination", false),
     ("ix_destination_events_at", false),
     ("ix_destination_events_xid", false),
+    // V8
+    ("ix_publication_jobs_destination_remote_id", false),
 ];
 
 /// The server's version string (`SHOW server_version`), for `doctor`.

@@ -17,17 +17,17 @@ use super::commit;
 use super::model::Job;
 use super::query::Sql;
 use super::state::{Action, Role, State};
-use super::store::{Effects, MoveOutcome, MoveRequest};
+use super::store::{self, Effects, MoveOutcome, MoveRequest};
 use crate::db::Target;
 use crate::error::{Error, Kind, Result};
 
-/// How many jobs reconcile will examine (for the progress bar), optionally for one
-/// destination: a count over the open-job index, like `status`'s.
-pub fn count_sql(destination: Option<&str>) -> Sql {
+/// How many jobs reconcile will examine (for the progress bar): those in `states`,
+/// optionally for one destination; a count over the open-job index, like `status`'s.
+pub fn count_sql(states: &[State], destination: Option<&str>) -> Sql {
     let mut sql = Sql::new();
     let mut text = format!(
-        "SELECT count(*) FROM publication_jobs WHERE state = {}",
-        State::reconciled().literal()
+        "SELECT count(*) FROM publication_jobs WHERE state IN ({})",
+        State::literals(states)
     );
     if let Some(d) = destination {
         text.push_str(&format!(" AND destination = {}", sql.bind(d.to_string())));
@@ -36,11 +36,12 @@ pub fn count_sql(destination: Option<&str>) -> Sql {
     sql
 }
 
-pub async fn count_uncertain<C: GenericClient>(
+pub async fn count_examined<C: GenericClient>(
     client: &C,
+    states: &[State],
     destination: Option<&str>,
 ) -> Result<u64> {
-    let sql = count_sql(destination);
+    let sql = count_sql(states, destination);
     let row = client.query_one(&sql.text, &sql.params()).await?;
     let n: i64 = row.try_get(0)?;
     Ok(u64::try_from(n).unwrap_or(0))
@@ -69,6 +70,190 @@ pub enum Settled {
     Busy(String),
     /// The database refused this job's move (and only this job's); nothing changed for it.
     Failed(String),
+    /// The destination gave a remote id that belongs to another article at the destination
+    /// (recorded for one of its jobs, or given in the same batch for one): a conflict, never
+    /// an accept (SPEC §4). The conflict move made, when the table allows one from the job's
+    /// state, and why.
+    RemoteIdClash {
+        moved: Option<State>,
+        reason: String,
+    },
+}
+
+/// Another article's job at the same destination that holds (or is being given) a remote id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clash {
+    pub job_id: Uuid,
+    pub tenant_id: String,
+    pub article_id: String,
+    pub remote_id: String,
+    /// Recorded in the job table (else: given for it in the same batch).
+    pub recorded: bool,
+}
+
+impl Clash {
+    pub fn reason(&self) -> String {
+        format!(
+            "the destination gives remote_id {} for this job, but that id {} job {} (tenant {}, article {}): one publication cannot be two articles",
+            self.remote_id,
+            if self.recorded { "is recorded for" } else { "was given in the same run for" },
+            self.job_id,
+            self.tenant_id,
+            self.article_id
+        )
+    }
+
+    fn evidence(&self) -> Value {
+        serde_json::json!({
+            "remote_id": self.remote_id,
+            "job_id": self.job_id,
+            "tenant_id": self.tenant_id,
+            "article_id": self.article_id,
+            "recorded": self.recorded,
+        })
+    }
+}
+
+/// The accepting moves among `items` whose remote id belongs to another (tenant, article) at
+/// the same destination, by index: recorded for such a job in the table, or given for one in
+/// the same batch. Run inside the moves' transaction: it first takes a transaction-scoped
+/// advisory lock per (destination, remote id), in one order, so two batches (or runs) that
+/// accept the same id for two articles cannot both miss each other.
+async fn clashes<C: GenericClient>(
+    client: &C,
+    items: &[(&Job, &Settlement)],
+) -> Result<HashMap<usize, Clash>> {
+    let accepting: Vec<(usize, &Job, &str)> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (job, s))| Some((i, *job, s.remote_id.as_deref()?)))
+        .collect();
+    let mut out = HashMap::new();
+    if accepting.is_empty() {
+        return Ok(out);
+    }
+    let keys: Vec<String> = accepting
+        .iter()
+        .map(|(_, j, r)| format!("{}\n{r}", j.destination))
+        .collect();
+    client
+        .query(
+            "SELECT pg_advisory_xact_lock(k) FROM (
+                 SELECT DISTINCT hashtextextended(key, 0) AS k FROM unnest($1::text[]) key ORDER BY 1
+             ) s",
+            &[&keys],
+        )
+        .await?;
+    let ids: Vec<Uuid> = accepting.iter().map(|(_, j, _)| j.id).collect();
+    let remote_ids: Vec<&str> = accepting.iter().map(|(_, _, r)| *r).collect();
+    let rows = client
+        .query(
+            "SELECT i.n, o.id, o.tenant_id, o.article_id,
+                    (o.tenant_id, o.article_id) = (j.tenant_id, j.article_id) AS same_article
+             FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS i(id, remote_id, n)
+             JOIN publication_jobs j ON j.id = i.id
+             JOIN publication_jobs o ON o.destination = j.destination AND o.remote_id = i.remote_id
+                                    AND o.id <> j.id
+             ORDER BY i.n, o.updated_at",
+            &[&ids, &remote_ids],
+        )
+        .await?;
+    // Items whose id is recorded for their own article (another revision): theirs.
+    let mut owned = std::collections::HashSet::new();
+    for row in rows {
+        let n: i64 = row.try_get(0)?;
+        let (i, _, r) = accepting[usize::try_from(n - 1).unwrap_or(0)];
+        if row.try_get::<_, bool>(4)? {
+            owned.insert(i);
+        } else if let std::collections::hash_map::Entry::Vacant(e) = out.entry(i) {
+            e.insert(Clash {
+                job_id: row.try_get(1)?,
+                tenant_id: row.try_get(2)?,
+                article_id: row.try_get(3)?,
+                remote_id: r.to_string(),
+                recorded: true,
+            });
+        }
+    }
+    // The same id given in this batch for two articles, neither of which it is recorded for:
+    // neither is trusted.
+    for (i, job, r) in &accepting {
+        if out.contains_key(i) || owned.contains(i) {
+            continue;
+        }
+        let other = accepting.iter().find(|(_, o, r2)| {
+            r2 == r
+                && o.destination == job.destination
+                && (&o.tenant_id, &o.article_id) != (&job.tenant_id, &job.article_id)
+        });
+        if let Some((_, o, _)) = other {
+            out.insert(
+                *i,
+                Clash {
+                    job_id: o.id,
+                    tenant_id: o.tenant_id.clone(),
+                    article_id: o.article_id.clone(),
+                    remote_id: r.to_string(),
+                    recorded: false,
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// The remote id `remote_id`, accepted for `job`, clashes with another article's job at the
+/// same destination (SPEC §4): for `mark accepted`, checked just before its move.
+pub async fn remote_id_clash<C: GenericClient>(
+    client: &C,
+    job: &Job,
+    remote_id: &str,
+) -> Result<Option<Clash>> {
+    let row = client
+        .query_opt(
+            "SELECT o.id, o.tenant_id, o.article_id FROM publication_jobs o
+             WHERE o.destination = $1 AND o.remote_id = $2
+               AND (o.tenant_id, o.article_id) <> ($3::text, $4::text)
+             ORDER BY o.updated_at LIMIT 1",
+            &[
+                &job.destination,
+                &remote_id,
+                &job.tenant_id,
+                &job.article_id,
+            ],
+        )
+        .await?;
+    row.map(|row| {
+        Ok(Clash {
+            job_id: row.try_get(0)?,
+            tenant_id: row.try_get(1)?,
+            article_id: row.try_get(2)?,
+            remote_id: remote_id.to_string(),
+            recorded: true,
+        })
+    })
+    .transpose()
+}
+
+/// What a batch's item becomes once its remote id is checked: the move to make (an accept
+/// that clashes becomes the conflict move where the table allows one, else no move).
+fn checked(job: &Job, s: &Settlement, clash: Option<&Clash>) -> Option<Settlement> {
+    let Some(c) = clash else {
+        return Some(s.clone());
+    };
+    let conflict = Action::ReconcileConflict;
+    conflict.from().contains(&job.state).then(|| {
+        let mut evidence = s.evidence.clone();
+        if let Value::Object(o) = &mut evidence {
+            o.insert("remote_id_clash".into(), c.evidence());
+        }
+        Settlement {
+            action: conflict,
+            remote_id: None,
+            reason: c.reason(),
+            evidence,
+        }
+    })
 }
 
 /// The guarded move a settlement asks for, at the version the job was read with.
@@ -93,8 +278,9 @@ fn request(job: &Job, s: &Settlement, actor: &str) -> Result<MoveRequest> {
     })
 }
 
-/// One job's move in a transaction of its own (waits for a row lock up to the lock timeout),
-/// its COMMIT resolved if the answer is lost.
+/// One job's move in a transaction of its own, its COMMIT resolved if the answer is lost. A
+/// row another session holds locked is not waited for (`NOWAIT`, like the sweep's `SKIP
+/// LOCKED`): it is `Busy` at once, so a hundred rows a worker holds cost no lock timeout each.
 pub async fn settle<C: GenericClient>(
     client: &C,
     job: &Job,
@@ -102,16 +288,55 @@ pub async fn settle<C: GenericClient>(
     actor: &str,
     target: &Target,
 ) -> Result<Settled> {
-    let req = request(job, s, actor)?;
-    match commit::guarded_move_tracked(client, &req, target).await {
-        Ok(MoveOutcome::Moved { job, .. }) => Ok(Settled::Moved(job.state)),
-        Ok(MoveOutcome::Conflict { current }) => {
-            Ok(Settled::ChangedConcurrently(Box::new(current)))
-        }
-        Err(e) if e.kind() == Kind::Busy => Ok(Settled::Busy(e.message().to_string())),
-        Err(e) if refused_row(&e) => Ok(Settled::Failed(e.message().to_string())),
-        Err(e) => Err(e),
+    request(job, s, actor)?;
+    let xid = commit::begin(client).await?;
+    let made = async {
+        client
+            .query(
+                "SELECT 1 FROM publication_jobs WHERE id = $1 FOR UPDATE NOWAIT",
+                &[&job.id],
+            )
+            .await?;
+        let clash = clashes(client, &[(job, s)]).await?.remove(&0);
+        let Some(effective) = checked(job, s, clash.as_ref()) else {
+            return Ok((None, clash));
+        };
+        let req = request(job, &effective, actor)?;
+        Ok::<_, Error>((Some(store::guarded_move(client, &req).await?), clash))
     }
+    .await;
+    let settled = match made {
+        Ok((Some(MoveOutcome::Moved { job: moved, .. }), clash)) => {
+            commit::commit(client, &xid, target).await?;
+            match clash {
+                Some(c) => Settled::RemoteIdClash {
+                    moved: Some(moved.state),
+                    reason: c.reason(),
+                },
+                None => Settled::Moved(moved.state),
+            }
+        }
+        Ok((Some(MoveOutcome::Conflict { current }), _)) => {
+            commit::rollback(client).await;
+            Settled::ChangedConcurrently(Box::new(current))
+        }
+        Ok((None, clash)) => {
+            commit::rollback(client).await;
+            Settled::RemoteIdClash {
+                moved: None,
+                reason: clash.map(|c| c.reason()).unwrap_or_default(),
+            }
+        }
+        Err(e) => {
+            commit::rollback(client).await;
+            match e.kind() {
+                Kind::Busy => Settled::Busy(e.message().to_string()),
+                _ if refused_row(&e) => Settled::Failed(e.message().to_string()),
+                _ => return Err(e),
+            }
+        }
+    };
+    Ok(settled)
 }
 
 /// Whether the database refused the data of a move (a data exception, a constraint, a value
@@ -125,8 +350,8 @@ fn refused_row(e: &Error) -> bool {
 /// would pay a WAL flush each). Each row keeps the guard of SPEC §2 — the version it was read
 /// at and its action's from-states, from the transition table — and gets its own event, in
 /// the same statement. Rows another session holds locked are skipped by the statement and
-/// then moved one by one with [`settle`], which waits for them (up to the lock timeout) and
-/// reports a lost guard with the job as it is now.
+/// then tried one by one with [`settle`], which does not wait for them either and reports a
+/// lost guard with the job as it is now.
 pub const SETTLE_BATCH_SQL: &str = "
 WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[],
@@ -161,8 +386,10 @@ SELECT moved.id, moved.state FROM moved JOIN ev ON ev.job_id = moved.id";
 /// the order of `items`.
 ///
 /// * Rows another session holds locked, and rows whose guard no longer matches, are left by
-///   the statement and then settled one by one ([`settle`]), which waits for a lock (up to the
-///   lock timeout) and reports a lost guard with the job as it is now.
+///   the statement and then settled one by one ([`settle`]), which does not wait for a lock
+///   (`Busy` at once) and reports a lost guard with the job as it is now.
+/// * An accept whose remote id belongs to another article at the destination becomes the
+///   conflict move (or no move, where the table has none from the job's state): [`Clash`].
 /// * If the database refuses the statement because of one row's data, the batch changed
 ///   nothing; every job is then settled one by one, and only the refused one fails.
 /// * The COMMIT goes through `jobs::commit`: when its answer is lost, the server is asked
@@ -173,13 +400,37 @@ pub async fn settle_batch<C: GenericClient>(
     actor: &str,
     target: &Target,
 ) -> Result<Vec<Settled>> {
-    let reqs = items
-        .iter()
-        .map(|(job, s)| request(job, s, actor))
-        .collect::<Result<Vec<_>>>()?;
-    if reqs.is_empty() {
+    for (job, s) in items {
+        request(job, s, actor)?;
+    }
+    if items.is_empty() {
         return Ok(Vec::new());
     }
+    let xid = commit::begin(client).await?;
+    let clashes = match clashes(client, items).await {
+        Ok(c) => c,
+        Err(e) => {
+            commit::rollback(client).await;
+            if e.kind() == Kind::Busy {
+                return Ok(items
+                    .iter()
+                    .map(|_| Settled::Busy(e.message().to_string()))
+                    .collect());
+            }
+            return Err(e);
+        }
+    };
+    // What each item moves to once its remote id is checked (None: it does not move).
+    let effective: Vec<Option<Settlement>> = items
+        .iter()
+        .enumerate()
+        .map(|(i, (job, s))| checked(job, s, clashes.get(&i)))
+        .collect();
+    let reqs = items
+        .iter()
+        .zip(&effective)
+        .filter_map(|((job, _), s)| s.as_ref().map(|s| request(job, s, actor)))
+        .collect::<Result<Vec<_>>>()?;
     let ids: Vec<Uuid> = reqs.iter().map(|r| r.job_id).collect();
     let versions: Vec<i64> = reqs.iter().map(|r| r.expect_version).collect();
     let actions: Vec<&str> = reqs.iter().map(|r| r.action.as_str()).collect();
@@ -201,7 +452,6 @@ pub async fn settle_batch<C: GenericClient>(
         .collect();
     let reasons: Vec<Option<&str>> = reqs.iter().map(|r| r.reason.as_deref()).collect();
     let evidence: Vec<&Value> = reqs.iter().map(|r| &r.evidence).collect();
-    let xid = commit::begin(client).await?;
     let rows = client
         .query(
             SETTLE_BATCH_SQL,
@@ -224,7 +474,7 @@ pub async fn settle_batch<C: GenericClient>(
             commit::rollback(client).await;
             let e = Error::from(e);
             if e.kind() == Kind::Busy {
-                return Ok(reqs
+                return Ok(items
                     .iter()
                     .map(|_| Settled::Busy(e.message().to_string()))
                     .collect());
@@ -250,13 +500,53 @@ pub async fn settle_batch<C: GenericClient>(
             .map_err(|e| Error::bug(format!("moved row has {e}")))?;
         moved.insert(id, state);
     }
-    let mut out = Vec::with_capacity(items.len());
-    for (job, s) in items {
-        out.push(match moved.remove(&job.id) {
-            Some(state) => Settled::Moved(state),
-            // Guard lost or row locked: one by one, which tells the two apart.
-            None => settle(client, job, s, actor, target).await?,
+    let mut out: Vec<Option<Settled>> = Vec::with_capacity(items.len());
+    let mut again = Vec::new();
+    for (i, ((job, _), effective)) in items.iter().zip(&effective).enumerate() {
+        let clash = clashes.get(&i);
+        out.push(match (moved.remove(&job.id), clash, effective) {
+            (Some(state), None, _) => Some(Settled::Moved(state)),
+            (Some(state), Some(c), _) => Some(Settled::RemoteIdClash {
+                moved: Some(state),
+                reason: c.reason(),
+            }),
+            (None, clash, None) => Some(Settled::RemoteIdClash {
+                moved: None,
+                reason: clash.map(Clash::reason).unwrap_or_default(),
+            }),
+            // Guard lost or row locked: one by one below.
+            (None, _, Some(_)) => {
+                again.push(i);
+                None
+            }
         });
     }
-    Ok(out)
+    // One by one, which tells a lost guard from a lock (and checks the remote id again in
+    // its own transaction). A row still locked is tried once more after a short pause, for
+    // all of them together (another reconciler's batch commits within it; a worker's long
+    // hold does not), and then left as busy: never a lock timeout per row.
+    for round in 0..2 {
+        if round > 0 {
+            if again.is_empty() {
+                break;
+            }
+            tokio::time::sleep(LOCKED_PAUSE).await;
+        }
+        let mut locked = Vec::new();
+        for i in again {
+            let (job, s) = items[i];
+            let settled = settle(client, job, s, actor, target).await?;
+            if matches!(settled, Settled::Busy(_)) {
+                locked.push(i);
+            }
+            out[i] = Some(settled);
+        }
+        again = locked;
+    }
+    out.into_iter()
+        .map(|s| s.ok_or_else(|| Error::bug("a batch item was not settled")))
+        .collect()
 }
+
+/// How long a batch waits, once for all its locked rows together, before trying them again.
+const LOCKED_PAUSE: std::time::Duration = std::time::Duration::from_millis(250);

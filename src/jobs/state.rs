@@ -99,10 +99,10 @@ impl State {
 
     /// Needing a decision: the states an operator settles (accepted or safe_to_retry).
     pub fn unsettled() -> &'static [State] {
-        Action::MarkAccepted.from()
+        Action::MarkSafeToRetry.from()
     }
 
-    /// The state `reconcile` examines: the one every reconcile move can start from.
+    /// The state `reconcile` examines by default: the one every reconcile move can start from.
     pub fn reconciled() -> State {
         let mut moves = TRANSITIONS.iter().filter(|t| t.by == Role::Reconcile);
         let first = moves.next().expect("BUG: the table has reconcile moves");
@@ -121,6 +121,14 @@ impl State {
             [one] => *one,
             _ => panic!("BUG: reconcile moves share no single from-state"),
         }
+    }
+
+    /// The states `reconcile --state` may examine: those some reconcile move leaves.
+    pub fn reconcilable() -> Vec<State> {
+        State::ALL
+            .into_iter()
+            .filter(|s| s.moves().any(|t| t.by == Role::Reconcile))
+            .collect()
     }
 
     /// Where the worker API puts a job the destination confirmed: the state almost every job
@@ -278,7 +286,15 @@ impl Action {
         let command = self.command()?;
         Some(match self.transition().by {
             Role::Operator => format!("reconctl {command} {} --reason TEXT", job.id),
-            Role::Reconcile => format!("reconctl {command} --destination {}", job.destination),
+            Role::Reconcile
+                if job.state == State::reconciled() || !self.from().contains(&job.state) =>
+            {
+                format!("reconctl {command} --destination {}", job.destination)
+            }
+            Role::Reconcile => format!(
+                "reconctl {command} --destination {} --state {}",
+                job.destination, job.state
+            ),
             Role::Sweep | Role::Worker => format!("reconctl {command}"),
         })
     }
@@ -439,14 +455,14 @@ pub const TRANSITIONS: &[Transition] = &[
     },
     Transition {
         action: Action::MarkAccepted,
-        from: &[Uncertain, Conflict],
+        from: &[Uncertain, Conflict, SafeToRetry],
         to: Accepted,
         by: Role::Operator,
         condition: "the destination has it (remote_id recorded)",
     },
     Transition {
         action: Action::ReconcileAccepted,
-        from: &[Uncertain, Conflict],
+        from: &[Uncertain, Conflict, SafeToRetry],
         to: Accepted,
         by: Role::Reconcile,
         condition: "the destination has it (remote_id recorded)",
@@ -546,6 +562,10 @@ mod tests {
         assert_eq!(State::leased(), InFlight);
         assert_eq!(State::unsettled(), &[Uncertain, Conflict]);
         assert_eq!(State::reconciled(), Uncertain);
+        assert_eq!(
+            State::reconcilable(),
+            vec![Uncertain, SafeToRetry, Conflict]
+        );
         assert_eq!(State::bulk(), Accepted);
         assert_eq!(
             State::literals(State::waiting()),

@@ -333,6 +333,10 @@ async fn positive(
             "source": known.source.as_str(),
             "job_id": match known.source { Source::AcceptedJob(id) => Some(id), Source::Canary => None },
             "expected_remote_id": known.remote_id,
+            "remote_id": match &resp.answer {
+                Answer::Matches(m) if m.len() == 1 => Some(m[0].remote_id.clone()),
+                _ => None,
+            },
             "outcome": outcome,
             "http_status": resp.status,
             "at": resp.asked_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),

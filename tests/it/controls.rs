@@ -348,18 +348,20 @@ async fn the_positive_control_is_a_settled_accepted_job_with_its_remote_id() {
     );
 }
 
-/// A long reconcile checks the controls again (every `lookup.controls_every`): when the
-/// destination stops finding its canary mid-run, the later verdicts are unknown and nothing
-/// more moves on its word; the jobs moved before carry the controls they relied on.
+/// A long reconcile checks the controls again (every `lookup.controls_every`, and after each
+/// batch's lookups): when the destination stops finding its canary mid-run, the later
+/// verdicts are unknown and nothing more moves on its word; the jobs moved before carry the
+/// controls they relied on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_controls_are_checked_again_during_a_long_run() {
     let env = TestEnv::new().await;
     let server = MockServer::start().await;
-    // The canary is found for the first check only; then the lookup breaks.
+    // The canary is found for the first two checks only (the run's first, and the one after
+    // the first batch's lookups); then the lookup breaks.
     Mock::given(method("GET"))
         .and(query_param("external_ref", CANARY))
         .respond_with(found(CANARY_ID, &"c".repeat(64)))
-        .up_to_n_times(1)
+        .up_to_n_times(2)
         .with_priority(1)
         .mount(&server)
         .await;

@@ -7,6 +7,7 @@ mod harness;
 mod hostile;
 
 mod alerting;
+mod bracket;
 mod connect;
 mod destinations;
 mod events;

@@ -1104,3 +1104,270 @@ fn mark_help_carries_an_example_per_mark() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 23 and 24: evidence after consent, corrections, differing copies, a second opinion
+
+/// Item 23.2, as a race in a pseudo-terminal: the CMS lacks the article when the question is
+/// asked and takes it while the question is open. The move after "y" stands on the answer
+/// asked for after the "y": the job is not moved to safe_to_retry (refused, exit 3); the
+/// lookup was made twice, the controls after each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn item_23_2_safe_to_retry_stands_on_the_answer_after_consent() {
+    let env = TestEnv::new().await;
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
+    let job = env.seed(uncertain("late")).await; // the CMS answers `[]` (its fallback)
+    let id = job.id.to_string();
+    let args = [
+        "--config",
+        &cfg,
+        "mark",
+        "safe-to-retry",
+        &id,
+        "--reason",
+        "CMS lacks it",
+    ];
+    let mut p = env.pty(&args);
+    let shown = p
+        .exp_string(&format!("Mark job {id} safe_to_retry?"))
+        .unwrap();
+    assert!(shown.contains("verdict safe_to_retry"), "{shown}");
+    // Meanwhile the workers' earlier send lands.
+    answer(&cms, &job, found("cms-late", &job.payload_hash)).await;
+    p.send_line("y").unwrap();
+    p.exp_string("refusing to mark job").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), 3);
+    assert_unchanged(&env, &job).await;
+    assert_eq!(cms.asked_for(&job.external_ref).await, 2);
+    assert_eq!(cms.asked_for(CANARY).await, 2);
+
+    // The same race the other way: it stays absent, and the move records that its evidence
+    // was taken after the "y".
+    let other = env.seed(uncertain("absent")).await;
+    let oid = other.id.to_string();
+    let mut p = env.pty(
+        &[
+            "--config",
+            &cfg,
+            "mark",
+            "safe-to-retry",
+            &oid,
+            "--reason",
+            "CMS lacks it",
+        ],
+    );
+    p.exp_string(&format!("Mark job {oid} safe_to_retry?"))
+        .unwrap();
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), 0);
+    let ev = env.events(other.id).await.pop().unwrap();
+    assert_eq!(ev.to_state, State::SafeToRetry);
+    assert_eq!(
+        ev.evidence["looked_up_after_consent"], true,
+        "{}",
+        ev.evidence
+    );
+}
+
+/// Item 23.3: a wrong safe_to_retry can be corrected: `mark accepted` when the destination
+/// has it after all (exit 0, remote id recorded, from safe_to_retry), refused (exit 3) when it
+/// does not.
+#[tokio::test]
+async fn item_23_3_mark_accepted_corrects_a_wrong_safe_to_retry() {
+    let env = TestEnv::new().await;
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
+    let wrong = env
+        .seed(Seed::new("wrong").state(State::SafeToRetry).sent_ago(600))
+        .await;
+    answer(&cms, &wrong, found("cms-77", &wrong.payload_hash)).await;
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "mark",
+            "accepted",
+            &wrong.id.to_string(),
+            "--reason",
+            "it was there after all",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(out["job"]["state"], "accepted");
+    assert_eq!(out["job"]["remote_id"], "cms-77");
+    assert_eq!(out["event"]["from_state"], "safe_to_retry");
+    assert_eq!(out["event"]["action"], "mark_accepted");
+
+    let right = env
+        .seed(Seed::new("right").state(State::SafeToRetry).sent_ago(600))
+        .await;
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "mark",
+            "accepted",
+            &right.id.to_string(),
+            "--reason",
+            "x",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .expect(3)
+        .json();
+    assert_eq!(out["error"]["code"], "refused_by_lookup");
+    assert_unchanged(&env, &right).await;
+}
+
+/// Item 23.7: the conflict runbook as written. A conflict job whose CMS copy has other
+/// content: `mark accepted --remote-id R` is refused (exit 3) and the hint names the flag that
+/// accepts it on purpose; with `--accept-different-content` it moves, and the event records
+/// the choice beside the lookup with both hashes. Without the lookup the flag is a usage
+/// error (nothing would show the content differs).
+#[tokio::test]
+async fn item_23_7_a_differing_copy_is_accepted_only_on_purpose_and_recorded() {
+    let env = TestEnv::new().await;
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
+    let job = env
+        .seed(Seed::new("differs").state(State::Conflict).sent_ago(600))
+        .await;
+    let theirs = "0".repeat(64);
+    answer(&cms, &job, found("cms-5", &theirs)).await;
+    let id = job.id.to_string();
+    let base = [
+        "--config",
+        &cfg,
+        "mark",
+        "accepted",
+        &id,
+        "--remote-id",
+        "cms-5",
+        "--reason",
+        "the CMS copy is the edited one",
+        "--yes",
+        "-o",
+        "json",
+    ];
+    let out = env.run(&base).expect(3).json();
+    assert_eq!(out["error"]["code"], "refused_by_lookup");
+    assert!(
+        out["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the content differs"),
+        "{out}"
+    );
+    assert!(
+        out["error"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("--accept-different-content"),
+        "{out}"
+    );
+    assert_unchanged(&env, &job).await;
+
+    let mut with_flag = base.to_vec();
+    with_flag.push("--accept-different-content");
+    env.run(&[&with_flag[..], &["--no-lookup"]].concat())
+        .expect(2);
+    assert_unchanged(&env, &job).await;
+    let out = env.run(&with_flag).expect(0).json();
+    assert_eq!(out["job"]["state"], "accepted");
+    assert_eq!(out["job"]["remote_id"], "cms-5");
+    let ev = &out["event"]["evidence"];
+    assert_eq!(ev["accepted_different_content"], true, "{ev}");
+    assert_eq!(ev["lookup"]["content_match"], false);
+    assert_eq!(ev["lookup"]["verdict"], "conflict");
+    assert_eq!(ev["lookup"]["matches"][0]["content_hash"], theirs.as_str());
+    assert_eq!(ev["lookup"]["payload_hash"], job.payload_hash.as_str());
+
+    // The safe-to-retry refusal on a conflict points to the same way out.
+    let other = env
+        .seed(Seed::new("differs-2").state(State::Conflict).sent_ago(600))
+        .await;
+    answer(&cms, &other, found("cms-6", &theirs)).await;
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "mark",
+            "safe-to-retry",
+            &other.id.to_string(),
+            "--reason",
+            "x",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .expect(3)
+        .json();
+    let hint = out["error"]["hint"].as_str().unwrap();
+    assert!(hint.contains("--accept-different-content"), "{hint}");
+    assert!(hint.contains("mark failed"), "{hint}");
+}
+
+/// Item 24.8: `mark accepted JOB --yes` without `--remote-id` on a job someone accepted asks
+/// the configured destination: the same id → "no change", exit 0, saying it agrees; another
+/// id → exit 3 naming both; no event either way.
+#[tokio::test]
+async fn item_24_8_no_change_on_an_accepted_job_asks_the_destination() {
+    let env = TestEnv::new().await;
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
+    let same = env
+        .seed(Seed::new("same").state(State::Accepted).remote_id("r-1"))
+        .await;
+    answer(&cms, &same, found("r-1", &same.payload_hash)).await;
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "mark",
+            "accepted",
+            &same.id.to_string(),
+            "--reason",
+            "runbook",
+            "--yes",
+        ])
+        .expect(0);
+    assert!(
+        out.stdout().contains("no change") && out.stdout().contains("the destination agrees"),
+        "{}",
+        out.stdout()
+    );
+    assert_eq!(cms.asked_for(&same.external_ref).await, 1);
+
+    let other = env
+        .seed(Seed::new("other").state(State::Accepted).remote_id("r-1"))
+        .await;
+    answer(&cms, &other, found("r-2", &other.payload_hash)).await;
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "mark",
+            "accepted",
+            &other.id.to_string(),
+            "--reason",
+            "runbook",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .expect(3)
+        .json();
+    assert_eq!(out["error"]["code"], "remote_id_mismatch");
+    let msg = out["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("r-1") && msg.contains("r-2"), "{msg}");
+    for j in [&same, &other] {
+        assert_unchanged(&env, j).await;
+    }
+}

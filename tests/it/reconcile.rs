@@ -604,7 +604,7 @@ async fn a_locked_job_is_skipped_as_busy_the_rest_move_and_the_run_exits_6() {
 }
 
 /// Insert `n` uncertain jobs (sent 10 minutes ago) with their seed events, in one statement.
-async fn seed_many(env: &TestEnv, prefix: &str, destination: &str, n: i64) {
+pub(crate) async fn seed_many(env: &TestEnv, prefix: &str, destination: &str, n: i64) {
     env.client
         .execute(
             "WITH j AS (
@@ -991,4 +991,149 @@ async fn item_25_reconcile_table_ids_are_database_unique_prefixes() {
         printed["6f6b7d2c-aaaa-4000-8000-000000000001"].len() >= 13,
         "{text}"
     );
+/// Item 23.2, as a race in a pseudo-terminal: on a terminal the question comes after the
+/// lookups; a CMS that takes one article while the question is open must not see that job
+/// moved to safe_to_retry. After "y" every shown move is looked up again: the changed one is
+/// skipped with the new answer (exit 5: what was agreed to is no longer true), the other
+/// moves with evidence taken after the "y".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn item_23_2_apply_on_a_terminal_moves_on_the_answers_after_consent() {
+    let env = TestEnv::new().await;
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
+    let late = env
+        .seed(Seed::new("late").state(State::Uncertain).sent_ago(600))
+        .await;
+    let absent = env
+        .seed(Seed::new("absent").state(State::Uncertain).sent_ago(600))
+        .await;
+    let mut p = in_pty(
+        &env,
+        &["--config", &cfg, "reconcile", "--apply", "-o", "json"],
+    );
+    p.exp_string("Move these 2 jobs?").unwrap();
+    mount(&cms, &late, found("cms-late", &late.payload_hash)).await;
+    p.send_line("y").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(pty_exit(&p), 5);
+    let now = env.job(late.id).await;
+    assert_ne!(now.state, State::SafeToRetry);
+    assert_eq!(now, late, "the changed job is left for the next run");
+    let ev = env.events(absent.id).await.pop().unwrap();
+    assert_eq!(ev.to_state, State::SafeToRetry);
+    assert_eq!(ev.evidence["lookup"]["controls_after"]["ok"], true);
+    // Each job was asked twice: before the question and after the "y".
+    for j in [&late, &absent] {
+        assert_eq!(cms.asked_for(&j.external_ref).await, 2, "{}", j.article_id);
+    }
+    // The next run acts on the new answer.
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "reconcile",
+            "--apply",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(out["summary"]["moved"], 1);
+    assert_eq!(env.job(late.id).await.state, State::Accepted);
+}
+
+/// Item 23.3: `reconcile --state conflict --state safe_to_retry` examines those jobs instead
+/// of uncertain ones and moves each only as the table allows from its state; `jobs show` on a
+/// conflict job suggests exactly that command; a state no reconcile move leaves is exit 2.
+#[tokio::test]
+async fn item_23_3_reconcile_state_examines_conflict_and_safe_to_retry_jobs() {
+    let env = TestEnv::new().await;
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
+    let s = |a: &str, st: State| Seed::new(a).state(st).sent_ago(600);
+    let c_has = env.seed(s("c-has", State::Conflict)).await;
+    mount(&cms, &c_has, found("r-c", &c_has.payload_hash)).await;
+    let c_lacks = env.seed(s("c-lacks", State::Conflict)).await;
+    let c_differs = env.seed(s("c-differs", State::Conflict)).await;
+    mount(&cms, &c_differs, found("r-d", &"0".repeat(64))).await;
+    let r_has = env.seed(s("r-has", State::SafeToRetry)).await;
+    mount(&cms, &r_has, found("r-r", &r_has.payload_hash)).await;
+    let r_lacks = env.seed(s("r-lacks", State::SafeToRetry)).await;
+    let untouched = env.seed(s("u", State::Uncertain)).await;
+
+    let shown = env
+        .run(&["--config", &cfg, "jobs", "show", &c_lacks.id.to_string()])
+        .expect(0);
+    let suggested = "reconctl reconcile --destination cms-a --state conflict";
+    assert!(shown.stdout().contains(suggested), "{}", shown.stdout());
+
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "reconcile",
+            "--state",
+            "conflict",
+            "--state",
+            "safe_to_retry",
+            "--apply",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .expect(5) // the differing copy stays a conflict: a person decides
+        .json();
+    let got = rows(&out);
+    let expected: BTreeMap<String, Value> = [
+        row(&c_has, "accept", "moved", Some("accepted")),
+        row(&c_lacks, "safe_to_retry", "moved", Some("safe_to_retry")),
+        row(&c_differs, "conflict", "-", None),
+        row(&r_has, "accept", "moved", Some("accepted")),
+        row(&r_lacks, "safe_to_retry", "-", None),
+    ]
+    .into_iter()
+    .map(|(k, mut v)| {
+        if v["action"] == "-" {
+            v["action"] = "none".into();
+        }
+        (k, v)
+    })
+    .collect();
+    assert_eq!(got, expected, "{out}");
+    assert_eq!(env.job(c_has.id).await.state, State::Accepted);
+    assert_eq!(env.job(c_lacks.id).await.state, State::SafeToRetry);
+    assert_eq!(env.job(c_differs.id).await, c_differs);
+    let corrected = env.job(r_has.id).await;
+    assert_eq!(
+        (corrected.state, corrected.remote_id.as_deref()),
+        (State::Accepted, Some("r-r"))
+    );
+    assert_eq!(
+        env.events(r_has.id).await.pop().unwrap().action,
+        "reconcile_accepted"
+    );
+    assert_eq!(env.job(r_lacks.id).await, r_lacks);
+    assert_eq!(env.job(untouched.id).await, untouched);
+
+    let bad = env
+        .run(&[
+            "--config",
+            &cfg,
+            "reconcile",
+            "--state",
+            "pending",
+            "-o",
+            "json",
+        ])
+        .expect(2)
+        .json();
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("uncertain, safe_to_retry, conflict"),
+        "{bad}"
+    );
+    env.assert_invariants().await;
 }

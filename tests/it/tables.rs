@@ -114,7 +114,7 @@ fn jobs() -> Vec<Job> {
         Job {
             age: 5 * 3600 + 20 * 60,
             sent_ago: Some(5 * 3600 + 21 * 60),
-            remote_id: Some("art-4711"),
+            remote_id: Some("art-4700"),
             ..job(A1, State::Accepted, "cms-a", "a-23")
         },
         Job {

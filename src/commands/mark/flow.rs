@@ -1,10 +1,13 @@
-//! One mark, start to end: read the job → nothing to do? → allowed from here? → the version
-//! the runbook saw? → the destination's evidence → consent → one guarded move.
+//! One mark, start to end: read the job → nothing to do (and does the destination agree)? →
+//! allowed from here? → the version the runbook saw? → the destination's evidence → consent
+//! → the evidence again (SPEC §3: taken after consent) → one guarded move.
 //!
 //! No transaction or row lock is held while the destination is asked or a person thinks:
 //! the job is read, the lookup and the prompt run, and then a single guarded statement moves
 //! the job only if it is still at the version that was shown. Anything that happened in
 //! between makes the guard miss (exit 3) instead of being overwritten.
+
+use std::time::Instant;
 
 use serde_json::{json, Value};
 
@@ -12,13 +15,14 @@ use super::plan::{self, Mark};
 use super::report::{consent_summary, Consent, MarkReport};
 use super::MarkArgs;
 use crate::clock::DbClock;
-use crate::commands::controls::Gate;
+use crate::commands::controls::{not_the_controls_id, Gate};
 use crate::commands::Exit;
 use crate::context::Context;
 use crate::error::{Code, Error, Result};
+use crate::jobs::reconcile as rec;
 use crate::jobs::store::{self, Effects, MoveOutcome, MoveRequest};
 use crate::jobs::{commit, query, Job};
-use crate::remote::Expect;
+use crate::remote::{Expect, Lookup};
 
 pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
     validate(args, mark)?;
@@ -29,12 +33,23 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
         let job = store::get(&**db, &args.job).await?;
         (job, query::db_clock(&**db).await?)
     };
+    // The controls of this mark's lookups (none for a mark that asks nobody).
+    let gate = if mark.needs_lookup() && !args.no_lookup {
+        Some(Gate::new(ctx, clock)?)
+    } else {
+        None
+    };
 
     if plan::already_done(&job, mark)? {
+        let note = match &gate {
+            Some(gate) => agrees(ctx, gate, &job, clock, mark).await?,
+            None => None,
+        };
         ctx.ui.emit(&MarkReport {
             job,
             event: None,
             dry_run,
+            note,
         })?;
         return Ok(Exit::Done);
     }
@@ -55,7 +70,8 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
         .hinted("nothing changed; pass --yes to confirm from a script, or --dry-run to see what would happen"));
     }
 
-    let (evidence, remote_id) = evidence(ctx, &job, clock, mark, args.no_lookup).await?;
+    let (mut evidence, mut remote_id) =
+        gather(ctx, gate.as_ref(), &job, clock, mark, Asked::Before).await?;
 
     if ask {
         ctx.ui.before_prompt(&consent_summary(
@@ -81,6 +97,31 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
                     job.id
                 ),
             ));
+        }
+        // SPEC §3: evidence is taken after consent. The answer shown is as old as the
+        // question stayed open (a CMS may have taken the article meanwhile): ask again, and
+        // move on the new answer only.
+        if gate.is_some() {
+            let (again, again_id) =
+                gather(ctx, gate.as_ref(), &job, clock, mark, Asked::AfterConsent).await?;
+            if again_id != remote_id {
+                return Err(plan::changed_after_consent(
+                    &job,
+                    remote_id.as_deref(),
+                    again_id.as_deref(),
+                ));
+            }
+            (evidence, remote_id) = (again, again_id);
+        }
+    }
+
+    // SPEC §4: a remote id the destination gives for one article is not accepted for
+    // another at the same destination. (With --no-lookup the id is the operator's word,
+    // recorded as such.)
+    if let (Mark::Accepted { .. }, Some(r), Some(_)) = (mark, &remote_id, &gate) {
+        let db = ctx.db().await?;
+        if let Some(clash) = rec::remote_id_clash(&**db, &job, r).await? {
+            return Err(plan::clash_refusal(&job, &clash));
         }
     }
 
@@ -116,6 +157,7 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
                 job,
                 event: Some(event),
                 dry_run,
+                note: None,
             })?;
             Ok(Exit::Done)
         }
@@ -129,7 +171,16 @@ fn validate(args: &MarkArgs, mark: &Mark) -> Result<()> {
             "--reason must say why (it is recorded in the job's event)",
         ));
     }
-    if let Mark::Accepted { remote_id } = mark {
+    if let Mark::Accepted {
+        remote_id,
+        different_content,
+    } = mark
+    {
+        if *different_content && args.no_lookup {
+            return Err(Error::usage(
+                "--accept-different-content needs the lookup: the event records the destination's differing copy; drop --no-lookup",
+            ));
+        }
         match remote_id {
             Some(r) if r.trim().is_empty() || r.trim() != r => {
                 return Err(Error::usage(
@@ -148,30 +199,18 @@ fn validate(args: &MarkArgs, mark: &Mark) -> Result<()> {
     Ok(())
 }
 
-/// What justifies the move (recorded in the event), and for `accepted` the remote id: the
-/// destination's answer, trusted only when its controls pass (SPEC §4).
-async fn evidence(
-    ctx: &Context,
-    job: &Job,
-    clock: DbClock,
-    mark: &Mark,
-    no_lookup: bool,
-) -> Result<(Value, Option<String>)> {
-    let given = match mark {
-        Mark::Accepted { remote_id } => remote_id.clone(),
-        _ => None,
-    };
-    if !mark.needs_lookup() {
-        return Ok((json!({ "lookup": "not_needed" }), None));
-    }
-    if no_lookup {
-        let mut evidence = json!({ "lookup": "skipped" });
-        if given.is_some() {
-            evidence["remote_id_source"] = "operator".into();
-        }
-        return Ok((evidence, given));
-    }
-    let dest = ctx.lookups()?.destination(&job.destination).map_err(|e| {
+/// When a mark's lookup is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    /// Before the question (or without one: `--yes`).
+    Before,
+    /// After the operator's "yes": the answer the move stands on.
+    AfterConsent,
+}
+
+/// The destination as a mark asks it, with the job's name in the error when it cannot be.
+fn destination<'a>(ctx: &'a Context, job: &Job) -> Result<crate::remote::Dest<'a>> {
+    ctx.lookups()?.destination(&job.destination).map_err(|e| {
         e.with_message(|m| {
             let named = format!("destination {}", job.destination);
             format!(
@@ -180,32 +219,114 @@ async fn evidence(
             )
         })
         .hinted("nothing changed; or pass --no-lookup if you have checked the destination yourself (the event records that the lookup was skipped)")
-    })?;
-    ctx.ui.progress_note(&format!(
-        "looking up {} at {} (and checking its lookup with a known and a made-up reference)…",
-        job.external_ref, job.destination
-    ));
-    let gate = Gate::new(ctx, clock)?;
+    })
+}
+
+/// Ask the destination for `job`, then check its lookup with a control run begun after the
+/// answer (SPEC §4: controls bracket every move; a lookup is a batch of one).
+async fn look_up(ctx: &Context, gate: &Gate<'_>, job: &Job, clock: DbClock) -> Result<Lookup> {
+    let dest = destination(ctx, job)?;
     let expect = Expect {
         payload_hash: Some(&job.payload_hash),
         sent_at: job.sent_at,
     };
-    let (controls, lookup) = futures::join!(
-        gate.controls(&dest),
-        dest.ask(&job.external_ref, expect, clock)
-    );
-    let lookup = lookup.under(&controls);
+    let lookup = dest.ask(&job.external_ref, expect, clock).await;
+    let controls = gate.after(&dest, Instant::now()).await;
+    let mut lookup = lookup.under(&controls);
+    if controls.ok() {
+        not_the_controls_id(&mut lookup, &controls);
+    }
+    Ok(lookup)
+}
+
+/// What justifies the move (recorded in the event), and for `accepted` the remote id: the
+/// destination's answer, trusted only when its controls pass (SPEC §4). `gate` is `None`
+/// when the mark asks nobody (`failed`, or `--no-lookup`).
+async fn gather(
+    ctx: &Context,
+    gate: Option<&Gate<'_>>,
+    job: &Job,
+    clock: DbClock,
+    mark: &Mark,
+    asked: Asked,
+) -> Result<(Value, Option<String>)> {
+    let given = match mark {
+        Mark::Accepted { remote_id, .. } => remote_id.clone(),
+        _ => None,
+    };
+    if !mark.needs_lookup() {
+        return Ok((json!({ "lookup": "not_needed" }), None));
+    }
+    let Some(gate) = gate else {
+        let mut evidence = json!({ "lookup": "skipped" });
+        if given.is_some() {
+            evidence["remote_id_source"] = "operator".into();
+        }
+        return Ok((evidence, given));
+    };
+    ctx.ui.progress_note(&match asked {
+        Asked::Before => format!(
+            "looking up {} at {} (and checking its lookup with a known and a made-up reference)…",
+            job.external_ref, job.destination
+        ),
+        Asked::AfterConsent => format!(
+            "looking up {} at {} again: the move stands on the answer after your yes…",
+            job.external_ref, job.destination
+        ),
+    });
+    let lookup = look_up(ctx, gate, job, clock).await?;
     let remote_id = plan::check_evidence(job, mark, &lookup)?;
     let mut evidence = json!({ "lookup": plan::lookup_json(&lookup) });
-    if matches!(mark, Mark::Accepted { .. }) {
+    if let Mark::Accepted {
+        different_content, ..
+    } = mark
+    {
         evidence["remote_id_source"] = if given.is_some() {
             "operator"
         } else {
             "lookup"
         }
         .into();
+        if *different_content && lookup.content_match == Some(false) {
+            evidence["accepted_different_content"] = true.into();
+        }
+    }
+    if asked == Asked::AfterConsent {
+        evidence["looked_up_after_consent"] = true.into();
     }
     Ok((evidence, remote_id))
+}
+
+/// `mark accepted JOB` (without `--remote-id`) on a job already accepted: ask the
+/// destination whether it agrees before saying "no change". The same remote id: the note
+/// for the report; another one, or none: exit 3 naming both.
+async fn agrees(
+    ctx: &Context,
+    gate: &Gate<'_>,
+    job: &Job,
+    clock: DbClock,
+    mark: &Mark,
+) -> Result<Option<String>> {
+    if !matches!(
+        mark,
+        Mark::Accepted {
+            remote_id: None,
+            ..
+        }
+    ) || ctx
+        .lookups()?
+        .config()
+        .destination(&job.destination)
+        .is_none()
+    {
+        return Ok(None);
+    }
+    ctx.ui.progress_note(&format!(
+        "job {} is already accepted; asking {} whether it agrees…",
+        job.id, job.destination
+    ));
+    let lookup = look_up(ctx, gate, job, clock).await?;
+    plan::check_agrees(job, &lookup)
 }
 
 /// The guard missed: someone moved the job after it was read.

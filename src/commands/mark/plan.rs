@@ -16,9 +16,11 @@ use crate::remote::{Lookup, Verdict};
 /// The mark an operator asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mark {
-    /// With the remote id the operator gave, if any.
+    /// With the remote id the operator gave, if any, and whether a copy whose content
+    /// differs from the job's payload may be accepted on purpose (`--accept-different-content`).
     Accepted {
         remote_id: Option<String>,
+        different_content: bool,
     },
     SafeToRetry,
     Failed,
@@ -63,6 +65,7 @@ pub fn already_done(job: &Job, mark: &Mark) -> Result<bool> {
     match mark {
         Mark::Accepted {
             remote_id: Some(wanted),
+            ..
         } if job.remote_id.as_deref() != Some(wanted.as_str()) => Err(Error::new(
             Code::RemoteIdMismatch,
             format!(
@@ -135,7 +138,7 @@ fn why_not(job: &Job, now: DateTime<Utc>) -> String {
             "never sent; nothing to settle (a worker will claim it; give up on it with `mark failed`)".into()
         }
         State::SafeToRetry => {
-            "it was judged absent from the destination and waits for a worker to send it again; only giving up (`mark failed`) is possible".into()
+            "it was judged absent from the destination and waits for a worker to send it again; it can be accepted (the destination has it after all) or given up".into()
         }
         State::Accepted => format!(
             "accepted is final (remote_id {}); nothing can move it",
@@ -198,7 +201,12 @@ pub fn check_evidence(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<
                     "refusing to mark job {} safe_to_retry: the destination has it: {}",
                     job.id, lookup.reason
                 ),
-                "inspect it with `reconctl remote lookup`; settle it at the destination, then mark it accepted or failed",
+                &format!(
+                    "inspect it with `reconctl remote lookup {}`; to keep the destination's copy although its content differs, `{} --accept-different-content` (the event records it); to give up, `{}`",
+                    job.id,
+                    command_line(Action::MarkAccepted, job),
+                    command_line(Action::MarkFailed, job)
+                ),
             )),
             Verdict::Wait => Err(refuse(
                 format!(
@@ -215,16 +223,25 @@ pub fn check_evidence(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<
                 &format!("try again when the destination is healthy (`reconctl doctor`); {escape}"),
             )),
         },
-        Mark::Accepted { remote_id: wanted } => {
+        Mark::Accepted {
+            remote_id: wanted,
+            different_content,
+        } => {
             let matched = match (lookup.verdict, lookup.matches.as_slice()) {
                 (Verdict::Accept, [m]) => m,
-                (Verdict::Conflict, [_]) => {
+                // The one copy the destination holds differs from the job's payload: accepted
+                // only on purpose, and the event says so.
+                (Verdict::Conflict, [m]) if *different_content && lookup.content_match == Some(false) => m,
+                (Verdict::Conflict, [_]) if lookup.content_match == Some(false) => {
                     return Err(refuse(
                         format!(
                             "refusing to mark job {} accepted: the content differs: {}",
                             job.id, lookup.reason
                         ),
-                        "compare the two payloads; if the destination's copy is right after all, pass --no-lookup with --remote-id",
+                        &format!(
+                            "compare the two payloads; if the destination's copy is the one to keep, accept it on purpose: `{} --accept-different-content` (the event records that the content differs)",
+                            command_line(Action::MarkAccepted, job)
+                        ),
                     ))
                 }
                 (_, [_, _, ..]) | (Verdict::Conflict, _) => {
@@ -233,7 +250,10 @@ pub fn check_evidence(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<
                             "refusing to mark job {} accepted: {}",
                             job.id, lookup.reason
                         ),
-                        "clean up the duplicates at the destination, then mark it accepted with --no-lookup and the --remote-id that remains",
+                        &format!(
+                            "clean up at the destination until one copy of {} remains, then mark it accepted (add --accept-different-content if that copy's content differs)",
+                            job.external_ref
+                        ),
                     ))
                 }
                 (Verdict::Unknown, _) => {
@@ -270,6 +290,78 @@ pub fn check_evidence(job: &Job, mark: &Mark, lookup: &Lookup) -> Result<Option<
                 _ => Ok(Some(found)),
             }
         }
+    }
+}
+
+/// The answer asked for after the operator's "yes" gives another remote id than the one
+/// shown (SPEC §3: the move stands on the new answer only, and that was not consented to).
+pub fn changed_after_consent(job: &Job, shown: Option<&str>, now: Option<&str>) -> Error {
+    let id = |r: Option<&str>| r.unwrap_or("(none)").to_string();
+    Error::new(
+        Code::RefusedByLookup,
+        format!(
+            "refusing to mark job {}: the destination's answer changed after you confirmed: remote_id {} was shown, it now says {}",
+            job.id,
+            id(shown),
+            id(now)
+        ),
+    )
+    .hinted("nothing changed; run the mark again to see the new answer")
+    .with_current(job.clone())
+}
+
+/// The remote id to accept belongs to another article at the destination (SPEC §4).
+pub fn clash_refusal(job: &Job, clash: &crate::jobs::reconcile::Clash) -> Error {
+    Error::new(
+        Code::RefusedByLookup,
+        format!("refusing to mark job {} accepted: {}", job.id, clash.reason()),
+    )
+    .hinted(format!(
+        "nothing changed; look at both jobs (`reconctl jobs show {}`, `reconctl jobs show {}`) and at the destination: it may answer one record for every reference",
+        job.id, clash.job_id
+    ))
+    .with_current(job.clone())
+}
+
+/// Whether the destination agrees with an accepted job's remote id (`mark accepted JOB`
+/// without `--remote-id`, the job already accepted): a note for the "no change" report when
+/// it does or cannot say; exit 3 naming both ids when it holds the job as another id, or not
+/// at all.
+pub fn check_agrees(job: &Job, lookup: &Lookup) -> Result<Option<String>> {
+    let ours = job.remote_id.as_deref().unwrap_or("(none)");
+    let contradiction = |message: String| {
+        Error::new(Code::RemoteIdMismatch, message)
+            .hinted("nothing changed; accepted is final. Find out which id is right at the destination (`reconctl remote lookup`); if it holds the article twice, clean up there")
+            .with_current(job.clone())
+            .with_detail(json!({ "lookup": lookup_json(lookup) }))
+    };
+    match (lookup.verdict, lookup.matches.as_slice()) {
+        (Verdict::Unknown, _) => Ok(Some(format!(
+            "the destination could not confirm it: {}",
+            lookup.reason
+        ))),
+        (_, [m]) if m.remote_id == ours => Ok(Some(format!(
+            "the destination agrees: it holds it as {}",
+            m.remote_id
+        ))),
+        (_, [m]) => Err(contradiction(format!(
+            "job {} is accepted with remote_id {ours}, but the destination holds it as {}",
+            job.id, m.remote_id
+        ))),
+        (_, []) => Err(contradiction(format!(
+            "job {} is accepted with remote_id {ours}, but the destination has no publication with its external_ref {}: {}",
+            job.id, job.external_ref, lookup.reason
+        ))),
+        (_, several) => Err(contradiction(format!(
+            "job {} is accepted with remote_id {ours}, but the destination holds {} copies: {}",
+            job.id,
+            several.len(),
+            several
+                .iter()
+                .map(|m| m.remote_id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
     }
 }
 
@@ -343,7 +435,10 @@ mod tests {
             vec!["mark accepted", "mark safe-to-retry", "mark failed"]
         );
         assert_eq!(marks_from(State::Pending), vec!["mark failed"]);
-        assert_eq!(marks_from(State::SafeToRetry), vec!["mark failed"]);
+        assert_eq!(
+            marks_from(State::SafeToRetry),
+            vec!["mark accepted", "mark failed"]
+        );
         assert!(marks_from(State::InFlight).is_empty());
         assert!(marks_from(State::Accepted).is_empty());
     }
@@ -369,7 +464,10 @@ mod tests {
     fn pending_can_only_be_given_up() {
         let e = check_allowed(
             &job(State::Pending),
-            &Mark::Accepted { remote_id: None },
+            &Mark::Accepted {
+                remote_id: None,
+                different_content: false,
+            },
             Utc::now(),
         )
         .unwrap_err();
@@ -384,12 +482,21 @@ mod tests {
         j.remote_id = Some("r1".into());
         let same = Mark::Accepted {
             remote_id: Some("r1".into()),
+            different_content: false,
         };
         let other = Mark::Accepted {
             remote_id: Some("r2".into()),
+            different_content: false,
         };
         assert!(already_done(&j, &same).unwrap());
-        assert!(already_done(&j, &Mark::Accepted { remote_id: None }).unwrap());
+        assert!(already_done(
+            &j,
+            &Mark::Accepted {
+                remote_id: None,
+                different_content: false
+            }
+        )
+        .unwrap());
         assert_eq!(already_done(&j, &other).unwrap_err().exit_code(), 3);
         assert!(!already_done(&j, &Mark::Failed).unwrap());
         assert!(already_done(&job(State::Failed), &Mark::Failed).unwrap());
@@ -426,9 +533,13 @@ mod tests {
     #[test]
     fn accepted_takes_or_checks_the_single_match() {
         let j = job(State::Uncertain);
-        let none = Mark::Accepted { remote_id: None };
+        let none = Mark::Accepted {
+            remote_id: None,
+            different_content: false,
+        };
         let given = |r: &str| Mark::Accepted {
             remote_id: Some(r.into()),
+            different_content: false,
         };
         let one = lookup(Verdict::Accept, &["r1"]);
         assert_eq!(

@@ -18,6 +18,9 @@ pub struct MarkReport {
     /// transaction that proved it was rolled back.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub dry_run: bool,
+    /// For "no change": what the destination said of it, when it was asked.
+    #[serde(skip)]
+    pub note: Option<String>,
 }
 
 impl Render for MarkReport {
@@ -41,8 +44,13 @@ impl MarkReport {
         };
         let Some(ev) = &self.event else {
             let prefix = if self.dry_run { "dry run: " } else { "" };
+            let note = self
+                .note
+                .as_deref()
+                .map(|n| format!("\n  {}", escape(n)))
+                .unwrap_or_default();
             return format!(
-                "{prefix}no change: job {} is already {}{} at version {}",
+                "{prefix}no change: job {} is already {}{} at version {}{note}",
                 job.id,
                 job.state,
                 remote(&job.remote_id),
@@ -89,8 +97,14 @@ pub fn evidence_line(evidence: &Value) -> String {
         Some(Value::String(s)) => format!("lookup {s}"),
         Some(Value::Object(l)) => {
             let s = |k: &str| l.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+            let on_purpose =
+                if evidence.get("accepted_different_content") == Some(&Value::Bool(true)) {
+                    "; its content differs, accepted on purpose"
+                } else {
+                    ""
+                };
             format!(
-                "lookup at {}: {}, verdict {}: {}",
+                "lookup at {}: {}, verdict {}: {}{on_purpose}",
                 escape(&s("destination")),
                 s("outcome"),
                 s("verdict"),
@@ -173,6 +187,12 @@ pub fn consent_summary(width: Option<usize>, consent: &Consent<'_>) -> String {
         );
     if let Some(r) = remote_id {
         f.text("Records", format!("remote_id {r}"));
+    }
+    if evidence.get("accepted_different_content") == Some(&Value::Bool(true)) {
+        f.text(
+            "Content",
+            "the destination's copy differs from the job's payload: accepted on purpose (--accept-different-content), recorded in the event",
+        );
     }
     f.text("Reason", reason)
         .text("Evidence", evidence_line(evidence));

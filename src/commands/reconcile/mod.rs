@@ -24,6 +24,7 @@ use crate::context::Context;
 use crate::error::{Code, Error, Kind, Result};
 use crate::jobs::query;
 use crate::jobs::reconcile as rec;
+use crate::jobs::State;
 use pipeline::Pipeline;
 use report::{Report, Summary};
 use row::{Judged, Row};
@@ -31,14 +32,18 @@ use row::{Judged, Row};
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = format!("Moves it makes (the transition table):\n{}\n\n{}", crate::jobs::state::moves_by(crate::jobs::Role::Reconcile), "Examples:\n  reconctl reconcile                       # the plan; nothing changes\n  reconctl reconcile --destination cms-a --concurrency 8 --rps 20\n  reconctl reconcile --apply --yes --max 500\n\n\
-Before a destination's answers are trusted, its lookup is checked with a publication it must hold (its canary_ref, else its latest settled accepted job) and with a made-up reference it cannot hold; if either check fails, every job of that destination is unknown and nothing moves on its word.\n\n\
-Without --apply nothing changes. With --apply --yes each job moves as soon as it is judged; with --max, or on a terminal without --yes, every lookup comes first, then the limit is checked or the question asked, then the moves. A job changed by someone else meanwhile is reported as skipped. Re-running continues with the jobs still uncertain. If stdout is closed during --apply, the run finishes and reports on stderr.\n\n\
-Exit codes: 0 every examined job got a definite verdict (accept, safe_to_retry, wait) and nothing was left busy, 1 the run failed (the message says how many jobs it had moved), 2 refused or declined and nothing changed (--apply without --yes and without a terminal; a \"no\" to the question; more than --max jobs would move), 5 conflicts or unknowns remain (a person should look; 5 wins over 6), 6 jobs were left only because they were busy (locked by someone else past the lock timeout): run it again.")
+Before a destination's answers are trusted, its lookup is checked with a publication it must hold (its canary_ref, else its latest settled accepted job) and with a made-up reference it cannot hold; if either check fails, every job of that destination is unknown and nothing moves on its word. Controls bracket every move: a batch of answers moves jobs only when a check begun after its last lookup passes too; if that check fails, the whole batch is unknown. A remote id recorded for (or given in the same batch to) another article at the destination is a conflict, never an accept.\n\n--state conflict, --state safe_to_retry (repeatable; default uncertain) examine those jobs instead; each moves only as the table above allows from its state.\n\n\
+Without --apply nothing changes. With --apply --yes each job moves as soon as it is judged; with --max, or on a terminal without --yes, every lookup comes first, then the limit is checked or the question asked, then the moves. After a yes each shown move is looked up again and made only when the new answer still justifies it. A job changed by someone else meanwhile is reported as skipped; a job whose row another session holds is skipped as busy at once, not waited for. Re-running continues with the jobs still uncertain. If stdout is closed during --apply, the run finishes and reports on stderr. Ctrl-C during --apply lets the moves under way finish and reports what was moved (exit 130).\n\n\
+Exit codes: 0 every examined job got a definite verdict (accept, safe_to_retry, wait) and nothing was left busy, 1 the run failed (the message says how many jobs it had moved), 2 refused or declined and nothing changed (--apply without --yes and without a terminal; a \"no\" to the question; more than --max jobs would move), 5 conflicts or unknowns remain (a person should look; 5 wins over 6), 6 jobs were left only because they were busy (locked by another session): run it again, 130 interrupted.")
 )]
 pub struct Args {
     /// Only jobs for this destination
     #[arg(long, value_name = "NAME")]
     pub destination: Option<String>,
+    /// Examine jobs in this state instead of uncertain ones: uncertain, conflict or
+    /// safe_to_retry (repeatable); each moves only as the transition table allows from it
+    #[arg(long = "state", value_name = "STATE")]
+    pub states: Vec<State>,
     /// Examine at most this many uncertain jobs
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "N")]
     pub limit: Option<u64>,
@@ -68,7 +73,38 @@ const WRITERS: usize = 4;
 /// How many jobs the confirmation shows as examples.
 const SAMPLES: usize = 5;
 
+impl Args {
+    /// The states this run examines: `--state`, else uncertain.
+    pub fn states(&self) -> Vec<State> {
+        if self.states.is_empty() {
+            vec![State::reconciled()]
+        } else {
+            let mut states = self.states.clone();
+            states.sort();
+            states.dedup();
+            states
+        }
+    }
+}
+
+/// Refuse (exit 2) a `--state` no reconcile move leaves.
+fn check_states(args: &Args) -> Result<()> {
+    let allowed = State::reconcilable();
+    match args.states.iter().find(|s| !allowed.contains(s)) {
+        Some(s) => Err(Error::usage(format!(
+            "reconcile cannot examine {s} jobs: no reconcile move leaves {s} (--state takes {})",
+            allowed
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
+    check_states(args)?;
     let lookups = ctx.lookups()?;
     if let Some(d) = &args.destination {
         lookups.destination(d)?;
@@ -85,7 +121,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let (clock, total) = {
         let db = ctx.db().await?;
         let clock = query::db_clock(&**db).await?;
-        let total = rec::count_uncertain(&**db, args.destination.as_deref()).await?;
+        let total = rec::count_examined(&**db, &args.states(), args.destination.as_deref()).await?;
         (clock, args.limit.map_or(total, |l| l.min(total)))
     };
     let gate = Gate::new(ctx, clock)?;
@@ -155,10 +191,20 @@ async fn streamed(p: &Pipeline<'_>, total: u64) -> Result<Exit> {
             }
         }
     };
-    let (produced, ()) = futures::join!(produce, consume);
+    let (produced, ()) = if applying {
+        // Ctrl-C stops reading and looking up; the batches under way finish, and the report
+        // says what was moved (a consented run that is cut short must not hide its moves).
+        p.until_interrupted(async { futures::join!(produce, consume) })
+            .await
+    } else {
+        futures::join!(produce, consume)
+    };
     pb.finish_and_clear();
     if let Err(e) = produced {
         failure.get_or_insert(e);
+    }
+    if p.was_interrupted() {
+        failure.get_or_insert(report::interrupted());
     }
     finish(p, out, summary, failure)
 }
@@ -196,8 +242,11 @@ async fn staged(p: &Pipeline<'_>, total: u64) -> Result<Exit> {
     collected?;
     produced?;
 
+    // What the run did to each job whose move was due, by id.
+    let mut done: std::collections::HashMap<uuid::Uuid, Row> =
+        std::collections::HashMap::with_capacity(moves.len());
     if !moves.is_empty() && !p.args.yes {
-        report::show_plan(ui, &summary, &moves, SAMPLES);
+        report::show_plan(ui, &summary, &moves, SAMPLES, &p.args.states());
         if !ui.confirm(&format!("Move these {} jobs?", moves.len()))? {
             return Err(Error::new(
                 Code::Declined,
@@ -207,32 +256,54 @@ async fn staged(p: &Pipeline<'_>, total: u64) -> Result<Exit> {
                 ),
             ));
         }
+        // SPEC §3: evidence is taken after consent. The answers shown may be as old as the
+        // question stayed open; each job moves on its new answer, and only when that still
+        // justifies the move shown.
+        let pb = ui.progress("looking up again", Some(moves.len() as u64));
+        let shown: Vec<Judged> = std::mem::take(&mut moves);
+        let again = p
+            .ask_again(shown.iter().map(|j| j.job.clone()).collect())
+            .await;
+        pb.finish_and_clear();
+        for (before, now) in shown.into_iter().zip(again) {
+            let same = row::action_for(before.lookup.verdict, before.job.state)
+                == row::action_for(now.lookup.verdict, now.job.state);
+            if same {
+                moves.push(now);
+            } else {
+                done.insert(now.job.id, Row::planned(&now, true).answer_changed(&before));
+            }
+        }
     }
 
     let pb = ui.progress("moving", Some(moves.len() as u64));
-    let mut moved: std::collections::HashMap<uuid::Uuid, Row> =
-        std::collections::HashMap::with_capacity(moves.len());
     let mut failure = None;
-    for chunk in moves.chunks(BATCH) {
-        match p.apply(chunk.to_vec()).await {
-            Ok(done) => {
-                for row in done {
-                    pb.inc(1);
-                    moved.insert(row.id, row);
+    let moving = async {
+        for chunk in moves.chunks(BATCH) {
+            match p.apply(chunk.to_vec()).await {
+                Ok(rows) => {
+                    for row in rows {
+                        pb.inc(1);
+                        done.insert(row.id, row);
+                    }
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break;
                 }
             }
-            Err(e) => {
-                failure = Some(e);
-                break;
-            }
         }
+    };
+    p.until_interrupted(moving).await;
+    if p.was_interrupted() {
+        failure.get_or_insert(report::interrupted());
     }
     pb.finish_and_clear();
     let mut out = Report::new(ui, true);
     out.ids_unique_in(p, &rows).await;
     let mut summary = Summary::default();
     for row in rows {
-        let row = match moved.remove(&row.id) {
+        let row = match done.remove(&row.id) {
             Some(done) => done,
             None => row.not_applied(failure.is_some()),
         };

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::pipeline::Pipeline;
-use super::row::{action_for, Judged, Left, Row, RowAction};
+use super::row::{action_for, verdict_action, Judged, Left, Row, RowAction};
 use crate::error::{Code, Error, Exit, Result};
 use crate::jobs::{store, State};
 use crate::remote::{Controls, Verdict};
@@ -121,6 +121,15 @@ impl Summary {
     }
 }
 
+/// Ctrl-C or SIGTERM stopped an applying run (exit 130); [`Report::fail`] adds what it had
+/// moved and how to see it.
+pub fn interrupted() -> Error {
+    Error::new(
+        Code::Interrupted,
+        "interrupted (Ctrl-C or SIGTERM); the moves under way were finished, no new one was begun",
+    )
+}
+
 /// `--max` refused: nothing changed.
 pub fn too_many(max: u64, summary: &Summary) -> Error {
     Error::new(
@@ -136,7 +145,7 @@ pub fn too_many(max: u64, summary: &Summary) -> Error {
 
 /// The question's context on the terminal: counts per verdict and a few examples (on stderr,
 /// even with `-q`: consent to something unseen is no consent).
-pub fn show_plan(ui: &Ui, summary: &Summary, moves: &[Judged], samples: usize) {
+pub fn show_plan(ui: &Ui, summary: &Summary, moves: &[Judged], samples: usize, states: &[State]) {
     let width = ui.err_width().map(usize::from);
     let mut counts = Table::new(vec![
         Column::new("VERDICT"),
@@ -150,9 +159,32 @@ pub fn show_plan(ui: &Ui, summary: &Summary, moves: &[Judged], samples: usize) {
         (Verdict::Wait, summary.wait),
         (Verdict::Unknown, summary.unknown),
     ] {
-        let what = match action_for(verdict) {
-            Some(a) => format!("→ {}", a.to()),
-            None => format!("(stay {})", State::reconciled()),
+        let from: Vec<State> = states
+            .iter()
+            .copied()
+            .filter(|s| action_for(verdict, *s).is_some())
+            .collect();
+        let stay = |states: &[State]| {
+            format!(
+                "(stay {})",
+                states
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            )
+        };
+        let what = match verdict_action(verdict) {
+            Some(a) if from.len() == states.len() => format!("→ {}", a.to()),
+            Some(a) if !from.is_empty() => format!(
+                "→ {} from {}",
+                a.to(),
+                from.iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            ),
+            _ => stay(states),
         };
         counts.row(vec![
             Cell::new(verdict.as_str()),
@@ -173,7 +205,7 @@ pub fn show_plan(ui: &Ui, summary: &Summary, moves: &[Judged], samples: usize) {
             Cell::id(j.job.id),
             Cell::new(&j.job.destination),
             Cell::new(j.lookup.verdict.as_str()),
-            Cell::new(action_for(j.lookup.verdict).map_or("-", |a| a.to().as_str())),
+            Cell::new(action_for(j.lookup.verdict, j.job.state).map_or("-", |a| a.to().as_str())),
             Cell::new(&j.lookup.reason),
         ]);
     }
@@ -312,7 +344,7 @@ impl<'a> Report<'a> {
                 let failure = c.failure()?;
                 let n = self.controls_failed.get(name).copied().unwrap_or(0);
                 Some(format!(
-                    "destination {}: {}; {n} of its jobs were not looked up (unknown: nothing moved on its word)",
+                    "destination {}: {}; {n} of its jobs were not looked up or their answers not trusted (unknown: nothing moved on its word)",
                     escape(name),
                     escape(&failure)
                 ))

@@ -14,18 +14,29 @@ use crate::remote::{Lookup, Verdict};
 pub struct Judged {
     pub job: Job,
     pub lookup: Lookup,
-    /// Not asked because the destination's controls failed (named once in the report).
+    /// Not asked, or its answer not trusted, because the destination's controls failed
+    /// (named once in the report).
     pub controls_failed: bool,
+    /// When the destination answered (`None`: it was not asked): a move needs a control
+    /// begun after this (SPEC §4, "Controls bracket every move").
+    pub answered: Option<std::time::Instant>,
 }
 
 /// The move a verdict justifies, if any (SPEC §3: only these three ever move a job).
-pub fn action_for(verdict: Verdict) -> Option<Action> {
+pub fn verdict_action(verdict: Verdict) -> Option<Action> {
     match verdict {
         Verdict::Accept => Some(Action::ReconcileAccepted),
         Verdict::SafeToRetry => Some(Action::ReconcileSafeToRetry),
         Verdict::Conflict => Some(Action::ReconcileConflict),
         Verdict::Wait | Verdict::Unknown => None,
     }
+}
+
+/// The move a verdict justifies for a job in `state`: the verdict's move when the transition
+/// table allows it from there (a safe_to_retry job the destination lacks stays, a conflict
+/// job can only be settled, never made a conflict again).
+pub fn action_for(verdict: Verdict, state: State) -> Option<Action> {
+    verdict_action(verdict).filter(|a| a.from().contains(&state))
 }
 
 /// What happened (or would happen) to one job; SPEC §5's `reconcile` job object.
@@ -42,7 +53,7 @@ pub struct Row {
     /// Why it was left, when it was (for the exit code).
     #[serde(skip)]
     pub left: Option<Left>,
-    /// Not looked up because its destination's controls failed.
+    /// Not looked up, or not trusted, because its destination's controls failed.
     #[serde(skip)]
     pub controls_failed: bool,
 }
@@ -82,7 +93,7 @@ impl Row {
     /// The row for a judged job before (or without) any move; `applying`: its move is about
     /// to be made, so it is not "planned".
     pub fn planned(j: &Judged, applying: bool) -> Row {
-        let to_state = action_for(j.lookup.verdict).map(|a| a.to());
+        let to_state = action_for(j.lookup.verdict, j.job.state).map(|a| a.to());
         Row {
             id: j.job.id,
             external_ref: j.job.external_ref.clone(),
@@ -114,6 +125,22 @@ impl Row {
         self
     }
 
+    /// A move shown to the operator that the answer asked for after their "yes" no longer
+    /// justifies (SPEC §3: evidence is taken after consent): not made; the row carries the
+    /// new answer. A person looks again (exit 5): what they agreed to is no longer true.
+    pub fn answer_changed(mut self, shown: &Judged) -> Row {
+        self.action = RowAction::Skipped;
+        self.to_state = None;
+        self.left = Some(Left::Failed);
+        self.reason = format!(
+            "not moved: the destination's answer changed after the plan was shown (then {}, now {}): {}; run reconcile again to act on the new answer",
+            shown.lookup.verdict.as_str(),
+            self.verdict.as_str(),
+            self.reason
+        );
+        self
+    }
+
     /// What the move did.
     pub fn settled(mut self, outcome: Settled, read_version: i64) -> Row {
         match outcome {
@@ -133,6 +160,16 @@ impl Row {
                 self.action = RowAction::Skipped;
                 self.left = Some(Left::Busy);
                 self.reason = format!("skipped: {why}; run reconcile again");
+            }
+            Settled::RemoteIdClash { moved, reason } => {
+                self.verdict = Verdict::Conflict;
+                self.action = if moved.is_some() {
+                    RowAction::Moved
+                } else {
+                    RowAction::None
+                };
+                self.to_state = moved;
+                self.reason = reason;
             }
             Settled::Failed(why) => {
                 self.action = RowAction::Skipped;

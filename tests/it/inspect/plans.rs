@@ -148,11 +148,11 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
     statements.push(("check: out of order".into(), query::out_of_order_sql(after)));
     statements.push((
         "reconcile: count".into(),
-        reconctl::jobs::reconcile::count_sql(None),
+        reconctl::jobs::reconcile::count_sql(&[reconctl::jobs::State::Uncertain], None),
     ));
     statements.push((
         "reconcile: count --destination".into(),
-        reconctl::jobs::reconcile::count_sql(Some("cms-3")),
+        reconctl::jobs::reconcile::count_sql(&[reconctl::jobs::State::Uncertain], Some("cms-3")),
     ));
     // Reconcile's batch of guarded moves (EXPLAIN plans it without running it): every row
     // found by its primary key. (A full batch of 256 on this 10 000-row table is cheaper as a

@@ -54,7 +54,10 @@ async fn show_json_is_the_job_its_lease_its_events_and_the_moves() {
         why_not["sweep_sent"].starts_with("the lease is still valid for 4m"),
         "{why_not:?}"
     );
-    assert_eq!(why_not["mark_accepted"], "only from uncertain or conflict");
+    assert_eq!(
+        why_not["mark_accepted"],
+        "only from uncertain, conflict or safe_to_retry"
+    );
     assert_eq!(why_not["claim"], "only from pending or safe_to_retry");
     // Every row of the table but creation (which starts from no state).
     assert_eq!(
@@ -226,9 +229,9 @@ async fn show_table_has_every_column_the_lease_history_and_moves() {
     sweep_unsent → pending                   sweep      not now
       the lease is still valid for 2h 30m
     mark_accepted → accepted                 operator   not now
-      only from uncertain or conflict
+      only from uncertain, conflict or safe_to_retry
     reconcile_accepted → accepted            reconcile  not now
-      only from uncertain or conflict
+      only from uncertain, conflict or safe_to_retry
     mark_safe_to_retry → safe_to_retry       operator   not now
       only from uncertain or conflict
     reconcile_safe_to_retry → safe_to_retry  reconcile  not now
