@@ -1138,7 +1138,7 @@ async fn item_23_2_safe_to_retry_stands_on_the_answer_after_consent() {
     p.send_line("y").unwrap();
     p.exp_string("refusing to mark job").unwrap();
     p.exp_eof().unwrap();
-    assert_eq!(exit_code(&p), 3);
+    assert_eq!(pty_exit(&p), 3);
     assert_unchanged(&env, &job).await;
     assert_eq!(cms.asked_for(&job.external_ref).await, 2);
     assert_eq!(cms.asked_for(CANARY).await, 2);
@@ -1162,7 +1162,7 @@ async fn item_23_2_safe_to_retry_stands_on_the_answer_after_consent() {
         .unwrap();
     p.send_line("y").unwrap();
     p.exp_eof().unwrap();
-    assert_eq!(exit_code(&p), 0);
+    assert_eq!(pty_exit(&p), 0);
     let ev = env.events(other.id).await.pop().unwrap();
     assert_eq!(ev.to_state, State::SafeToRetry);
     assert_eq!(

@@ -991,6 +991,8 @@ async fn item_25_reconcile_table_ids_are_database_unique_prefixes() {
         printed["6f6b7d2c-aaaa-4000-8000-000000000001"].len() >= 13,
         "{text}"
     );
+}
+
 /// Item 23.2, as a race in a pseudo-terminal: on a terminal the question comes after the
 /// lookups; a CMS that takes one article while the question is open must not see that job
 /// moved to safe_to_retry. After "y" every shown move is looked up again: the changed one is
@@ -1007,8 +1009,7 @@ async fn item_23_2_apply_on_a_terminal_moves_on_the_answers_after_consent() {
     let absent = env
         .seed(Seed::new("absent").state(State::Uncertain).sent_ago(600))
         .await;
-    let mut p = in_pty(
-        &env,
+    let mut p = env.pty(
         &["--config", &cfg, "reconcile", "--apply", "-o", "json"],
     );
     p.exp_string("Move these 2 jobs?").unwrap();
