@@ -1147,17 +1147,15 @@ async fn item_23_2_safe_to_retry_stands_on_the_answer_after_consent() {
     // was taken after the "y".
     let other = env.seed(uncertain("absent")).await;
     let oid = other.id.to_string();
-    let mut p = env.pty(
-        &[
-            "--config",
-            &cfg,
-            "mark",
-            "safe-to-retry",
-            &oid,
-            "--reason",
-            "CMS lacks it",
-        ],
-    );
+    let mut p = env.pty(&[
+        "--config",
+        &cfg,
+        "mark",
+        "safe-to-retry",
+        &oid,
+        "--reason",
+        "CMS lacks it",
+    ]);
     p.exp_string(&format!("Mark job {oid} safe_to_retry?"))
         .unwrap();
     p.send_line("y").unwrap();

@@ -1009,9 +1009,7 @@ async fn item_23_2_apply_on_a_terminal_moves_on_the_answers_after_consent() {
     let absent = env
         .seed(Seed::new("absent").state(State::Uncertain).sent_ago(600))
         .await;
-    let mut p = env.pty(
-        &["--config", &cfg, "reconcile", "--apply", "-o", "json"],
-    );
+    let mut p = env.pty(&["--config", &cfg, "reconcile", "--apply", "-o", "json"]);
     p.exp_string("Move these 2 jobs?").unwrap();
     mount(&cms, &late, found("cms-late", &late.payload_hash)).await;
     p.send_line("y").unwrap();

@@ -358,7 +358,8 @@ async fn an_owner_without_createrole_migrates() {
             "listing_indexes",
             "destination_pauses",
             "event_trail",
-            "pause_clock"
+            "pause_clock",
+            "remote_id_index"
         ]
     );
     let grants = env
