@@ -28,6 +28,7 @@ const SPEC_PAIRS: &[(State, State)] = &[
     (Conflict, Accepted),
     (Uncertain, SafeToRetry),
     (Conflict, SafeToRetry),
+    (SafeToRetry, Accepted),
     (Uncertain, Conflict),
     (Pending, Failed),
     (SafeToRetry, Failed),

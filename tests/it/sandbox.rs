@@ -354,15 +354,21 @@ fn sandbox_ignores_an_inherited_database_url_serves_every_command_and_ctrl_c_rem
     let failed = json(&["jobs", "list", "--state", "failed", "-o", "json"], 0);
     assert_eq!(ids(&failed).len(), 1);
     // The dead worker's leases expire a second after seeding.
+    // `jobs stuck --older-than D` counts a lease once it expired more than D ago (issue 23
+    // item 9: the same rule as check --stuck-after), so ask with a second.
+    let in_flight = |stuck: &Value| {
+        stuck["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| j["state"] == "in_flight")
+            .count()
+    };
     let stuck = eventually(10, "four expired leases", || {
-        let stuck = json(&["jobs", "stuck", "--older-than", "10m", "-o", "json"], 0);
-        (ids(&stuck).len() == 4).then_some(stuck)
+        let stuck = json(&["jobs", "stuck", "--older-than", "1s", "-o", "json"], 0);
+        (in_flight(&stuck) == 4).then_some(stuck)
     });
-    assert!(stuck["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|j| j["state"] == "in_flight"));
+    assert_eq!(in_flight(&stuck), 4, "{stuck}");
     let shown = json(&["jobs", "show", &uncertain_ids[0], "-o", "json"], 0);
     assert!(shown.to_string().contains("mark_sent"), "{shown}");
 

@@ -886,173 +886,180 @@ async fn doctor_fits_every_width() {
     let fx = Fixture::new().await;
     let [a, b, c, d] = fx.widths(&["doctor"], 0).map(|t| without_machine_rows(&t));
     insta::assert_snapshot!(a, @"
-    CHECK                                          RESULT
-    migrations                                     ok
-      7 applied, 0 pending, 0 divergent, 0 unknown to this
+    CHECK                                            RESULT
+    migrations                                       ok
+      8 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
-    index ux_publication_jobs_identity             ok
+    index ux_publication_jobs_identity               ok
       unique, valid
-    index ux_publication_jobs_external_ref         ok
+    index ux_publication_jobs_external_ref           ok
       unique, valid
-    index ix_publication_jobs_created              ok
+    index ix_publication_jobs_created                ok
       valid
-    index ix_publication_jobs_destination_created  ok
+    index ix_publication_jobs_destination_created    ok
       valid
-    index ix_publication_jobs_open_created         ok
+    index ix_publication_jobs_open_created           ok
       valid
-    index ix_publication_jobs_open_state_age       ok
+    index ix_publication_jobs_open_state_age         ok
       valid
-    index ix_publication_jobs_lease                ok
+    index ix_publication_jobs_lease                  ok
       valid
-    index ix_job_events_job                        ok
+    index ix_job_events_job                          ok
       valid
-    index ix_publication_jobs_claimable            ok
+    index ix_publication_jobs_claimable              ok
       valid
-    index ix_publication_jobs_tenant_created       ok
+    index ix_publication_jobs_tenant_created         ok
       valid
-    index ix_publication_jobs_article_created      ok
+    index ix_publication_jobs_article_created        ok
       valid
-    index ix_destination_events_destination        ok
+    index ix_destination_events_destination          ok
       valid
-    index ix_job_events_at                         ok
+    index ix_job_events_at                           ok
       valid
-    index ix_job_events_actor                      ok
+    index ix_job_events_actor                        ok
       valid
-    index ix_job_events_action                     ok
+    index ix_job_events_action                       ok
       valid
-    index ix_job_events_destination                ok
+    index ix_job_events_destination                  ok
       valid
-    index ix_job_events_xid                        ok
+    index ix_job_events_xid                          ok
       valid
-    index ix_job_event_destinations_destination    ok
+    index ix_job_event_destinations_destination      ok
       valid
-    index ix_destination_events_at                 ok
+    index ix_destination_events_at                   ok
       valid
-    index ix_destination_events_xid                ok
+    index ix_destination_events_xid                  ok
       valid
-    pause cms-b                                    ok
+    index ix_publication_jobs_destination_remote_id  ok
+      valid
+    pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed
         (workers claim none of its jobs): CMS answers 503 since
         the 14:00 deploy; vendor ticket INC-4711, do not resume
         before they confirm
-    destination cms-a                              ok
+    destination cms-a                                ok
       kind http, auth none: lookup works:
         [external_ref: see -o json] found (positive control), a
         made-up reference not found (negative control)
     all checks passed
     ");
     insta::assert_snapshot!(b, @"
-    CHECK                                          RESULT
-    migrations                                     ok
-      7 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
-    index ux_publication_jobs_identity             ok
+    CHECK                                            RESULT
+    migrations                                       ok
+      8 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    index ux_publication_jobs_identity               ok
       unique, valid
-    index ux_publication_jobs_external_ref         ok
+    index ux_publication_jobs_external_ref           ok
       unique, valid
-    index ix_publication_jobs_created              ok
+    index ix_publication_jobs_created                ok
       valid
-    index ix_publication_jobs_destination_created  ok
+    index ix_publication_jobs_destination_created    ok
       valid
-    index ix_publication_jobs_open_created         ok
+    index ix_publication_jobs_open_created           ok
       valid
-    index ix_publication_jobs_open_state_age       ok
+    index ix_publication_jobs_open_state_age         ok
       valid
-    index ix_publication_jobs_lease                ok
+    index ix_publication_jobs_lease                  ok
       valid
-    index ix_job_events_job                        ok
+    index ix_job_events_job                          ok
       valid
-    index ix_publication_jobs_claimable            ok
+    index ix_publication_jobs_claimable              ok
       valid
-    index ix_publication_jobs_tenant_created       ok
+    index ix_publication_jobs_tenant_created         ok
       valid
-    index ix_publication_jobs_article_created      ok
+    index ix_publication_jobs_article_created        ok
       valid
-    index ix_destination_events_destination        ok
+    index ix_destination_events_destination          ok
       valid
-    index ix_job_events_at                         ok
+    index ix_job_events_at                           ok
       valid
-    index ix_job_events_actor                      ok
+    index ix_job_events_actor                        ok
       valid
-    index ix_job_events_action                     ok
+    index ix_job_events_action                       ok
       valid
-    index ix_job_events_destination                ok
+    index ix_job_events_destination                  ok
       valid
-    index ix_job_events_xid                        ok
+    index ix_job_events_xid                          ok
       valid
-    index ix_job_event_destinations_destination    ok
+    index ix_job_event_destinations_destination      ok
       valid
-    index ix_destination_events_at                 ok
+    index ix_destination_events_at                   ok
       valid
-    index ix_destination_events_xid                ok
+    index ix_destination_events_xid                  ok
       valid
-    pause cms-b                                    ok
+    index ix_publication_jobs_destination_remote_id  ok
+      valid
+    pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
         of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
         INC-4711, do not resume before they confirm
-    destination cms-a                              ok
+    destination cms-a                                ok
       kind http, auth none: lookup works:
         pub_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc found
         (positive control), a made-up reference not found (negative control)
     all checks passed
     ");
     insta::assert_snapshot!(c, @"
-    CHECK                                          RESULT  DETAIL
-    migrations                                     ok      7 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
-    index ux_publication_jobs_identity             ok      unique, valid
-    index ux_publication_jobs_external_ref         ok      unique, valid
-    index ix_publication_jobs_created              ok      valid
-    index ix_publication_jobs_destination_created  ok      valid
-    index ix_publication_jobs_open_created         ok      valid
-    index ix_publication_jobs_open_state_age       ok      valid
-    index ix_publication_jobs_lease                ok      valid
-    index ix_job_events_job                        ok      valid
-    index ix_publication_jobs_claimable            ok      valid
-    index ix_publication_jobs_tenant_created       ok      valid
-    index ix_publication_jobs_article_created      ok      valid
-    index ix_destination_events_destination        ok      valid
-    index ix_job_events_at                         ok      valid
-    index ix_job_events_actor                      ok      valid
-    index ix_job_events_action                     ok      valid
-    index ix_job_events_destination                ok      valid
-    index ix_job_events_xid                        ok      valid
-    index ix_job_event_destinations_destination    ok      valid
-    index ix_destination_events_at                 ok      valid
-    index ix_destination_events_xid                ok      valid
-    pause cms-b                                    ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
-                                                           claim none of its jobs): CMS answers 503 since the 14:00 deploy;
-                                                           vendor ticket INC-4711, do not resume before they confirm
-    destination cms-a                              ok      kind http, auth none: lookup works:
-                                                           [external_ref: see -o json] found (positive control), a made-up
-                                                           reference not found (negative control)
+    CHECK                                            RESULT  DETAIL
+    migrations                                       ok      8 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    index ux_publication_jobs_identity               ok      unique, valid
+    index ux_publication_jobs_external_ref           ok      unique, valid
+    index ix_publication_jobs_created                ok      valid
+    index ix_publication_jobs_destination_created    ok      valid
+    index ix_publication_jobs_open_created           ok      valid
+    index ix_publication_jobs_open_state_age         ok      valid
+    index ix_publication_jobs_lease                  ok      valid
+    index ix_job_events_job                          ok      valid
+    index ix_publication_jobs_claimable              ok      valid
+    index ix_publication_jobs_tenant_created         ok      valid
+    index ix_publication_jobs_article_created        ok      valid
+    index ix_destination_events_destination          ok      valid
+    index ix_job_events_at                           ok      valid
+    index ix_job_events_actor                        ok      valid
+    index ix_job_events_action                       ok      valid
+    index ix_job_events_destination                  ok      valid
+    index ix_job_events_xid                          ok      valid
+    index ix_job_event_destinations_destination      ok      valid
+    index ix_destination_events_at                   ok      valid
+    index ix_destination_events_xid                  ok      valid
+    index ix_publication_jobs_destination_remote_id  ok      valid
+    pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
+                                                             claim none of its jobs): CMS answers 503 since the 14:00
+                                                             deploy; vendor ticket INC-4711, do not resume before they
+                                                             confirm
+    destination cms-a                                ok      kind http, auth none: lookup works:
+                                                             [external_ref: see -o json] found (positive control), a made-up
+                                                             reference not found (negative control)
     all checks passed
     ");
     insta::assert_snapshot!(d, @"
-    CHECK                                          RESULT  DETAIL
-    migrations                                     ok      7 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
-    index ux_publication_jobs_identity             ok      unique, valid
-    index ux_publication_jobs_external_ref         ok      unique, valid
-    index ix_publication_jobs_created              ok      valid
-    index ix_publication_jobs_destination_created  ok      valid
-    index ix_publication_jobs_open_created         ok      valid
-    index ix_publication_jobs_open_state_age       ok      valid
-    index ix_publication_jobs_lease                ok      valid
-    index ix_job_events_job                        ok      valid
-    index ix_publication_jobs_claimable            ok      valid
-    index ix_publication_jobs_tenant_created       ok      valid
-    index ix_publication_jobs_article_created      ok      valid
-    index ix_destination_events_destination        ok      valid
-    index ix_job_events_at                         ok      valid
-    index ix_job_events_actor                      ok      valid
-    index ix_job_events_action                     ok      valid
-    index ix_job_events_destination                ok      valid
-    index ix_job_events_xid                        ok      valid
-    index ix_job_event_destinations_destination    ok      valid
-    index ix_destination_events_at                 ok      valid
-    index ix_destination_events_xid                ok      valid
-    pause cms-b                                    ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
-                                                           INC-4711, do not resume before they confirm
-    destination cms-a                              ok      kind http, auth none: lookup works: pub_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc found (positive control), a made-up
-                                                           reference not found (negative control)
+    CHECK                                            RESULT  DETAIL
+    migrations                                       ok      8 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    index ux_publication_jobs_identity               ok      unique, valid
+    index ux_publication_jobs_external_ref           ok      unique, valid
+    index ix_publication_jobs_created                ok      valid
+    index ix_publication_jobs_destination_created    ok      valid
+    index ix_publication_jobs_open_created           ok      valid
+    index ix_publication_jobs_open_state_age         ok      valid
+    index ix_publication_jobs_lease                  ok      valid
+    index ix_job_events_job                          ok      valid
+    index ix_publication_jobs_claimable              ok      valid
+    index ix_publication_jobs_tenant_created         ok      valid
+    index ix_publication_jobs_article_created        ok      valid
+    index ix_destination_events_destination          ok      valid
+    index ix_job_events_at                           ok      valid
+    index ix_job_events_actor                        ok      valid
+    index ix_job_events_action                       ok      valid
+    index ix_job_events_destination                  ok      valid
+    index ix_job_events_xid                          ok      valid
+    index ix_job_event_destinations_destination      ok      valid
+    index ix_destination_events_at                   ok      valid
+    index ix_destination_events_xid                  ok      valid
+    index ix_publication_jobs_destination_remote_id  ok      valid
+    pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
+                                                             INC-4711, do not resume before they confirm
+    destination cms-a                                ok      kind http, auth none: lookup works: pub_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc found (positive control), a made-up
+                                                             reference not found (negative control)
     all checks passed
     ");
     for w in WIDTHS {
@@ -1399,6 +1406,7 @@ async fn migrate_status_fits_every_width() {
           5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
+          8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(b, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1409,6 +1417,7 @@ async fn migrate_status_fits_every_width() {
           5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
+          8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(c, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1419,6 +1428,7 @@ async fn migrate_status_fits_every_width() {
           5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
+          8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(d, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1429,6 +1439,7 @@ async fn migrate_status_fits_every_width() {
           5  destination_pauses  applied  YYYY-MM-DDThh:mm:ssZ
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
+          8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }

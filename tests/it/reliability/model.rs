@@ -74,8 +74,16 @@ impl Mv {
     fn spec(self) -> (&'static [State], State, &'static str) {
         use State::*;
         match self {
-            Mv::MarkAccepted => (&[Uncertain, Conflict], Accepted, "mark_accepted"),
-            Mv::ReconcileAccepted => (&[Uncertain, Conflict], Accepted, "reconcile_accepted"),
+            Mv::MarkAccepted => (
+                &[Uncertain, Conflict, SafeToRetry],
+                Accepted,
+                "mark_accepted",
+            ),
+            Mv::ReconcileAccepted => (
+                &[Uncertain, Conflict, SafeToRetry],
+                Accepted,
+                "reconcile_accepted",
+            ),
             Mv::MarkSafeToRetry => (&[Uncertain, Conflict], SafeToRetry, "mark_safe_to_retry"),
             Mv::ReconcileSafeToRetry => (
                 &[Uncertain, Conflict],
