@@ -65,7 +65,7 @@ pub fn unknown_destination(
     };
     let mut err = Error::usage(format!(
         "unknown destination `{}`: it is not configured, not paused, and no job names it",
-        crate::ui::escape(&name.chars().take(100).collect::<String>())
+        crate::escape::escape(&name.chars().take(100).collect::<String>())
     ))
     .hinted(format!("known destinations: {list}"));
     if let Some(why) = config_trouble {
