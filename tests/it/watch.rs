@@ -248,7 +248,7 @@ async fn a_watch_holds_nothing_between_refreshes_and_survives_its_backend_being_
     );
     w.next();
     let backend = "SELECT pid, state, backend_xmin IS NULL, \
-                   (SELECT count(*) FROM pg_locks l WHERE l.pid = a.pid) \
+                   (SELECT count(*) FROM pg_locks l WHERE l.pid = a.pid), state_change \
                    FROM pg_stat_activity a WHERE datname = current_database() \
                    AND application_name = 'reconctl status' AND pid <> pg_backend_pid()";
     // Sampled over three refreshes: never inside a transaction; idle, it holds no snapshot
@@ -262,6 +262,27 @@ async fn a_watch_holds_nothing_between_refreshes_and_survives_its_backend_being_
             pids.insert(r.get::<_, i32>(0));
             assert_ne!(state, "idle in transaction");
             if state == "idle" {
+                // pg_stat_activity and pg_locks are not read at one instant: a backend that
+                // began its next refresh in between shows "idle" beside that statement's
+                // locks. Such a sample is not an idle one: it counts only when the backend
+                // is still idle, unchanged, after its locks were read.
+                let pid: i32 = r.get(0);
+                let since: Option<chrono::DateTime<chrono::Utc>> = r.get(4);
+                let again = env
+                    .client
+                    .query_opt(
+                        "SELECT state, state_change FROM pg_stat_activity WHERE pid = $1",
+                        &[&pid],
+                    )
+                    .await
+                    .unwrap();
+                let unchanged = again.is_some_and(|a| {
+                    a.get::<_, Option<String>>(0).as_deref() == Some("idle")
+                        && a.get::<_, Option<chrono::DateTime<chrono::Utc>>>(1) == since
+                });
+                if !unchanged {
+                    continue;
+                }
                 idle_samples += 1;
                 assert!(r.get::<_, bool>(2), "an idle watch holds no snapshot");
                 assert_eq!(r.get::<_, i64>(3), 0, "an idle watch holds no lock");

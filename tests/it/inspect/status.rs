@@ -143,7 +143,15 @@ async fn status_table_puts_the_actionable_states_first() {
 async fn item_16_password_is_asked_on_a_terminal_without_echo() {
     let env = TestEnv::new().await;
     let mut p = env.pty(&["-W", "status", "-o", "json"]);
-    p.exp_string("Password for user postgres at 127.0.0.1:5432: ")
+    // The user, host and port of the suite's server (a disposable one under scripts/test).
+    let target =
+        reconctl::db::Target::resolve(Some(&env.url), &reconctl::db::SessionLimits::default())
+            .unwrap();
+    let (user, host) = {
+        let s = target.settings();
+        (s.user.clone(), s.hosts[0].label())
+    };
+    p.exp_string(&format!("Password for user {user} at {host}: "))
         .expect("the prompt");
     p.send_line("TopSecret-4711").unwrap();
     let rest = p.exp_eof().expect("the status");
