@@ -8,7 +8,7 @@ use crate::clock::DbClock;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::jobs::{query, JobRef};
-use crate::remote::{Copy, Expect, Lookup, Verdict};
+use crate::remote::{Expect, Lookup, Verdict};
 use crate::ui::{escape, paragraphs, Fields, Output, Render, Ui};
 
 #[derive(Debug, Subcommand)]
@@ -129,25 +129,9 @@ impl Render for Lookup {
         } else {
             self.matches
                 .iter()
-                .map(|m| {
-                    // What a person needs to find it at the destination: a renamed
-                    // reference, a status other than published, the content hash.
-                    let mut notes = Vec::new();
-                    if let (Some(r), Copy::Renamed | Copy::Removed) = (&m.reference, m.copy) {
-                        notes.push(format!("as {}", escape(r)));
-                    }
-                    if let Some(s) = m.unpublished_status() {
-                        notes.push(format!("status {}", escape(s)));
-                    }
-                    if let Some(h) = &m.content_hash {
-                        notes.push(format!("content hash {}", escape(h)));
-                    }
-                    if notes.is_empty() {
-                        escape(&m.remote_id)
-                    } else {
-                        format!("{} ({})", escape(&m.remote_id), notes.join(", "))
-                    }
-                })
+                // What a person needs to find it at the destination: a renamed reference,
+                // a status other than published, the content hash.
+                .map(|m| m.describe(true))
                 .collect::<Vec<_>>()
                 .join(", ")
         };

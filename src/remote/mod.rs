@@ -117,6 +117,29 @@ impl Match {
         }
     }
 
+    /// The match for a person: its id, then what is unusual about it (a renamed or removed
+    /// reference, a status other than published) and, `with_hash`, its content hash, all
+    /// escaped: `6 (status draft)`, `8 (as REF-2)`.
+    pub fn describe(&self, with_hash: bool) -> String {
+        use crate::escape::escape;
+        let mut notes = Vec::new();
+        if let (Some(r), Copy::Renamed | Copy::Removed) = (&self.reference, self.copy) {
+            notes.push(format!("as {}", escape(r)));
+        }
+        if let Some(s) = self.unpublished_status() {
+            notes.push(format!("status {}", escape(s)));
+        }
+        if let (true, Some(h)) = (with_hash, &self.content_hash) {
+            notes.push(format!("content hash {}", escape(h)));
+        }
+        let id = escape(&self.remote_id);
+        if notes.is_empty() {
+            id
+        } else {
+            format!("{id} ({})", notes.join(", "))
+        }
+    }
+
     /// Its status for a person when it is not the published one (`draft`, `trash`), else
     /// None.
     pub fn unpublished_status(&self) -> Option<&str> {

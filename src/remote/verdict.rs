@@ -8,7 +8,6 @@ use chrono::{DateTime, Utc};
 use super::http::Answer;
 use super::{Copy, Match, Outcome, Verdict};
 use crate::duration::format_duration;
-use crate::escape::escape;
 
 /// The judgement of one answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +56,7 @@ pub fn judge(
 /// Several matches, or one that is a renamed or removed copy: the destination holds the
 /// article, but not as one clean publication a job can be accepted as. A person decides.
 fn copies(m: &[Match]) -> Judgement {
-    let shown: Vec<String> = m.iter().take(5).map(describe).collect();
+    let shown: Vec<String> = m.iter().take(5).map(|x| x.describe(false)).collect();
     let more = if m.len() > 5 { ", …" } else { "" };
     let list = format!("{}{more}", shown.join(", "));
     let removed = m.iter().any(|x| x.copy == Copy::Removed);
@@ -92,28 +91,10 @@ fn copies(m: &[Match]) -> Judgement {
     }
 }
 
-/// A match for a person: its id, and what is unusual about it (a renamed reference, a status
-/// other than published), escaped.
-fn describe(m: &Match) -> String {
-    let id = escape(&m.remote_id);
-    let mut notes = Vec::new();
-    if let (Some(r), Copy::Renamed | Copy::Removed) = (&m.reference, m.copy) {
-        notes.push(format!("as {}", escape(r)));
-    }
-    if let Some(s) = m.unpublished_status() {
-        notes.push(format!("status {}", escape(s)));
-    }
-    if notes.is_empty() {
-        id
-    } else {
-        format!("{id} ({})", notes.join(", "))
-    }
-}
-
 fn one_match(m: &Match, payload_hash: Option<&str>) -> Judgement {
     // A draft, scheduled, pending or private copy is still the article at the destination:
     // it is accepted like a published one, and its status is said.
-    let id = describe(m);
+    let id = m.describe(false);
     let content_match = match (payload_hash, m.content_hash.as_deref()) {
         (Some(ours), Some(theirs)) => Some(ours.trim().eq_ignore_ascii_case(theirs.trim())),
         _ => None,

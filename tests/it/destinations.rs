@@ -33,6 +33,15 @@ async fn uncertain(env: &TestEnv, article: &str) -> reconctl::jobs::Job {
         .await
 }
 
+/// Every request no other mount of the test answers: no match (`[]`).
+async fn no_match_for_the_rest(server: &MockServer) {
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
+        .with_priority(10)
+        .mount(server)
+        .await;
+}
+
 fn basic(user: &str, password: &str) -> String {
     use base64::Engine;
     format!(
@@ -293,11 +302,7 @@ async fn the_evidence_url_keeps_what_the_config_wrote() {
         )
         .mount(&server)
         .await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
-        .with_priority(10)
-        .mount(&server)
-        .await;
+    no_match_for_the_rest(&server).await;
     let job = uncertain(&env, "asked").await;
     let cfg = env.write_config(&format!(
         "[destinations.cms-a]\nlookup_url = \"{}/?rest_route=/wp/v2/posts&slug={{ref}}&status=publish,draft&_fields=id,slug,status#frag\"\nref = \"/slug\"\nstatus = \"/status\"\ncanary_ref = \"{CANARY}\"\n",
@@ -435,11 +440,7 @@ async fn with_ref_set_a_match_without_a_reference_is_unknown() {
             .mount(&server)
             .await;
     }
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
-        .with_priority(10)
-        .mount(&server)
-        .await;
+    no_match_for_the_rest(&server).await;
     let cfg = env.write_config(&format!(
         "[destinations.cms-a]\nlookup_url = \"{}/items?ref={{ref}}\"\nref = \"/ref\"\ncanary_ref = \"{CANARY}\"\n",
         server.uri()
@@ -492,11 +493,7 @@ async fn a_known_publication_beside_its_trashed_copy_still_passes_the_control() 
                 .respond_with(ResponseTemplate::new(200).set_body_json(body))
                 .mount(server)
                 .await;
-            Mock::given(method("GET"))
-                .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
-                .with_priority(10)
-                .mount(server)
-                .await;
+            no_match_for_the_rest(server).await;
         }
     };
     let cfg = env.write_config(&format!(
