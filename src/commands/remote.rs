@@ -101,12 +101,32 @@ async fn lookup(ctx: &Context, args: &LookupArgs) -> Result<Exit> {
     let (controls, found) =
         futures::join!(gate.controls(&dest), dest.ask(&external_ref, expect, clock));
     let found = found.under(&controls);
+    if ctx.ui.verbose > 0 {
+        if let Some(line) = asked(&found) {
+            ctx.ui.trace(&line);
+        }
+    }
     ctx.ui.emit(&found)?;
     Ok(if found.verdict.is_definite() {
         Exit::Done
     } else {
         Exit::Inconclusive
     })
+}
+
+/// `-v`: the request the verdict rests on, as `curl -w` would time it: "GET URL: HTTP 200
+/// in 83 ms" (the URL as the evidence records it, without a secret).
+fn asked(found: &crate::remote::Lookup) -> Option<String> {
+    let l = found.evidence.get("lookup")?;
+    let status = match l.get("http_status").and_then(serde_json::Value::as_u64) {
+        Some(s) => format!("HTTP {s}"),
+        None => "no answer".to_string(),
+    };
+    Some(format!(
+        "asked: GET {}: {status} in {} ms",
+        l.get("url")?.as_str()?,
+        l.get("elapsed_ms")?.as_u64()?
+    ))
 }
 
 /// A payload hash as stored: lowercase hex SHA-256.

@@ -7,6 +7,7 @@
 //! reports moved is what the database has, even when the answer to a COMMIT is lost; and one
 //! job whose move the database refuses never keeps the others of its batch from moving.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -237,9 +238,9 @@ pub async fn remote_id_clash<C: GenericClient>(
 
 /// What a batch's item becomes once its remote id is checked: the move to make (an accept
 /// that clashes becomes the conflict move where the table allows one, else no move).
-fn checked(job: &Job, s: &Settlement, clash: Option<&Clash>) -> Option<Settlement> {
+fn checked<'s>(job: &Job, s: &'s Settlement, clash: Option<&Clash>) -> Option<Cow<'s, Settlement>> {
     let Some(c) = clash else {
-        return Some(s.clone());
+        return Some(Cow::Borrowed(s));
     };
     let conflict = Action::ReconcileConflict;
     conflict.from().contains(&job.state).then(|| {
@@ -247,23 +248,29 @@ fn checked(job: &Job, s: &Settlement, clash: Option<&Clash>) -> Option<Settlemen
         if let Value::Object(o) = &mut evidence {
             o.insert("remote_id_clash".into(), c.evidence());
         }
-        Settlement {
+        Cow::Owned(Settlement {
             action: conflict,
             remote_id: None,
             reason: c.reason(),
             evidence,
-        }
+        })
     })
 }
 
-/// The guarded move a settlement asks for, at the version the job was read with.
-fn request(job: &Job, s: &Settlement, actor: &str) -> Result<MoveRequest> {
+/// Whether reconcile may make the move a settlement asks for (a broken invariant otherwise).
+fn allowed(s: &Settlement) -> Result<()> {
     if s.action.transition().by != Role::Reconcile {
         return Err(Error::bug(format!("reconcile asked to make {}", s.action)));
     }
     if s.action.to() == State::bulk() && s.remote_id.is_none() {
         return Err(Error::bug("an accepting settlement without a remote id"));
     }
+    Ok(())
+}
+
+/// The guarded move a settlement asks for, at the version the job was read with.
+fn request(job: &Job, s: &Settlement, actor: &str) -> Result<MoveRequest> {
+    allowed(s)?;
     Ok(MoveRequest {
         job_id: job.id,
         expect_version: job.version,
@@ -400,8 +407,8 @@ pub async fn settle_batch<C: GenericClient>(
     actor: &str,
     target: &Target,
 ) -> Result<Vec<Settled>> {
-    for (job, s) in items {
-        request(job, s, actor)?;
+    for (_, s) in items {
+        allowed(s)?;
     }
     if items.is_empty() {
         return Ok(Vec::new());
@@ -420,25 +427,30 @@ pub async fn settle_batch<C: GenericClient>(
             return Err(e);
         }
     };
-    // What each item moves to once its remote id is checked (None: it does not move).
-    let effective: Vec<Option<Settlement>> = items
+    // What each item moves to once its remote id is checked (None: it does not move),
+    // borrowed where the check changed nothing: an item's evidence (its lookup and both
+    // control runs) is the bulk of a batch, and is not copied to be sent.
+    let effective: Vec<Option<Cow<Settlement>>> = items
         .iter()
         .enumerate()
         .map(|(i, (job, s))| checked(job, s, clashes.get(&i)))
         .collect();
-    let reqs = items
+    let moving: Vec<(&Job, &Settlement)> = items
         .iter()
         .zip(&effective)
-        .filter_map(|((job, _), s)| s.as_ref().map(|s| request(job, s, actor)))
-        .collect::<Result<Vec<_>>>()?;
-    let ids: Vec<Uuid> = reqs.iter().map(|r| r.job_id).collect();
-    let versions: Vec<i64> = reqs.iter().map(|r| r.expect_version).collect();
-    let actions: Vec<&str> = reqs.iter().map(|r| r.action.as_str()).collect();
-    let to: Vec<&str> = reqs.iter().map(|r| r.action.to().as_str()).collect();
-    let from: Vec<String> = reqs
+        .filter_map(|((job, _), s)| Some((*job, s.as_deref()?)))
+        .collect();
+    for (_, s) in &moving {
+        allowed(s)?;
+    }
+    let ids: Vec<Uuid> = moving.iter().map(|(j, _)| j.id).collect();
+    let versions: Vec<i64> = moving.iter().map(|(j, _)| j.version).collect();
+    let actions: Vec<&str> = moving.iter().map(|(_, s)| s.action.as_str()).collect();
+    let to: Vec<&str> = moving.iter().map(|(_, s)| s.action.to().as_str()).collect();
+    let from: Vec<String> = moving
         .iter()
-        .map(|r| {
-            r.action
+        .map(|(_, s)| {
+            s.action
                 .from()
                 .iter()
                 .map(|s| s.as_str())
@@ -446,12 +458,13 @@ pub async fn settle_batch<C: GenericClient>(
                 .join(",")
         })
         .collect();
-    let remote_ids: Vec<Option<&str>> = reqs
+    let remote_ids: Vec<Option<&str>> =
+        moving.iter().map(|(_, s)| s.remote_id.as_deref()).collect();
+    let reasons: Vec<Option<&str>> = moving
         .iter()
-        .map(|r| r.effects.remote_id.as_deref())
+        .map(|(_, s)| Some(s.reason.as_str()))
         .collect();
-    let reasons: Vec<Option<&str>> = reqs.iter().map(|r| r.reason.as_deref()).collect();
-    let evidence: Vec<&Value> = reqs.iter().map(|r| &r.evidence).collect();
+    let evidence: Vec<&Value> = moving.iter().map(|(_, s)| &s.evidence).collect();
     let rows = client
         .query(
             SETTLE_BATCH_SQL,

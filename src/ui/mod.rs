@@ -241,6 +241,14 @@ impl Ui {
         }
     }
 
+    /// What was asked and how it went (`-v`), on stderr as one line, never wrapped or
+    /// shortened (a URL in it is copied whole); escaped; silent with `-q`.
+    pub fn trace(&self, msg: &str) {
+        if !self.quiet {
+            let _ = writeln!(io::stderr(), "{}", escape(msg));
+        }
+    }
+
     /// A note of what is happening now ("looking up … at cms-c…"), for a person watching a
     /// terminal: on stderr only when it is a terminal, never with `-q`, in a pipe or in cron
     /// (where it would be mailed as if something had gone wrong).

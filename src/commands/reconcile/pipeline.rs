@@ -29,8 +29,10 @@ use crate::remote::{Controls, Dest, Expect, Lookup, Lookups, Verdict};
 /// Jobs read per keyset page: one short statement each, no transaction across lookups.
 const PAGE: u32 = 500;
 
-/// The move a lookup justifies, as the job table takes it; `None` when it moves nothing.
-fn settlement(job: &Job, lookup: &Lookup) -> Option<Settlement> {
+/// The move a lookup justifies, as the job table takes it; `None` when it moves nothing. The
+/// evidence is taken out of the lookup (the row printed for it does not show it): it is
+/// most of what a batch holds, and is not copied.
+fn settlement(job: &Job, lookup: &mut Lookup) -> Option<Settlement> {
     let action = action_for(lookup.verdict, job.state)?;
     let remote_id = match (lookup.verdict, lookup.matches.as_slice()) {
         (Verdict::Accept, [only]) => Some(only.remote_id.clone()),
@@ -40,7 +42,7 @@ fn settlement(job: &Job, lookup: &Lookup) -> Option<Settlement> {
         action,
         remote_id,
         reason: lookup.reason.clone(),
-        evidence: lookup.evidence.clone(),
+        evidence: std::mem::take(&mut lookup.evidence),
     })
 }
 
@@ -151,7 +153,9 @@ impl<'a> Pipeline<'a> {
         mpsc::Receiver<Judged>,
     ) {
         let (mut job_tx, job_rx) = mpsc::channel::<Job>(PAGE as usize);
-        let (mut judged_tx, judged_rx) = mpsc::channel::<Judged>(4 * BATCH);
+        // One batch waits judged while the writers have theirs: more would only be memory
+        // (each carries its evidence) once the moves, not the lookups, set the pace.
+        let (mut judged_tx, judged_rx) = mpsc::channel::<Judged>(BATCH);
         let read = async move {
             let listing = Listing::Jobs(ListFilter {
                 states: self.args.states(),
@@ -354,8 +358,8 @@ impl<'a> Pipeline<'a> {
             self.bracket(&mut chunk).await;
         }
         let settlements: Vec<Option<Settlement>> = chunk
-            .iter()
-            .map(|j| settlement(&j.job, &j.lookup))
+            .iter_mut()
+            .map(|j| settlement(&j.job, &mut j.lookup))
             .collect();
         let items: Vec<(&Job, &Settlement)> = chunk
             .iter()

@@ -602,5 +602,20 @@ async fn evidence_shows_what_was_asked_and_no_secret() {
         ev.evidence["lookup"]["controls"]["positive"]["access"]["user"],
         "editor"
     );
-    blog.assert_no_secret(&[&run]).await;
+    // `-v` says on stderr what was asked, as the evidence records it, and how long it took.
+    let verbose = blog
+        .run(&["-v", "remote", "lookup", &job.id.to_string()])
+        .expect(0);
+    let said = verbose.stderr();
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("asked: GET "))
+        .unwrap_or_else(|| panic!("no 'asked:' line: {said}"));
+    assert!(line.contains(url), "{line}\n{url}");
+    let ms = line
+        .rsplit_once(": HTTP 200 in ")
+        .and_then(|(_, t)| t.strip_suffix(" ms"))
+        .and_then(|t| t.parse::<u64>().ok());
+    assert!(ms.is_some(), "{line}");
+    blog.assert_no_secret(&[&run, &verbose]).await;
 }
