@@ -175,6 +175,57 @@ async fn an_ignored_filter_is_caught() {
     assert_proper_verdicts(&env, &good, &jobs).await;
 }
 
+/// Issue 23 item 1: a typo in the `content_hash` pointer (`"/hash"` where the CMS says
+/// `payload_hash`) reads "no content hash" in every match, so a copy whose content differs
+/// would be accepted. The positive control proves the pointer on a publication whose hash is
+/// known (the settled accepted job): it reads nothing there, the control fails, nothing
+/// moves, `mark` is refused, `doctor` fails and the reason names the pointer.
+#[tokio::test]
+async fn item_23_1_a_typo_in_the_content_hash_pointer_fails_the_positive_control() {
+    let env = TestEnv::new().await;
+    let cms = Cms::start().await;
+    let jobs = jobs(&env, &cms).await;
+    let settled = env
+        .seed(
+            Seed::new("old-accepted")
+                .state(State::Accepted)
+                .remote_id("art-old")
+                .sent_ago(3600)
+                .aged(3500),
+        )
+        .await;
+    cms.answer(
+        &settled.external_ref,
+        found("art-old", &settled.payload_hash),
+    )
+    .await;
+    let typo = env.write_config(&config_for(&cms.uri(), "").replace(
+        "content_hash = \"/payload_hash\"",
+        "content_hash = \"/hash\"",
+    ));
+    assert_caught(&env, &typo, &jobs, "positive").await;
+    let lookup = run(
+        &env,
+        &typo,
+        &[
+            "remote",
+            "lookup",
+            &jobs.published.external_ref,
+            "-o",
+            "json",
+        ],
+    )
+    .expect(1)
+    .json();
+    let reason = lookup["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("nothing at the `content_hash` pointer \"/hash\""),
+        "{reason}"
+    );
+    let good = env.write_config(&config_for(&cms.uri(), ""));
+    assert_proper_verdicts(&env, &good, &jobs).await;
+}
+
 /// Resource-style URLs (`/articles/{ref}`) answer 404 for "no match": with
 /// `not_found = "empty_or_404"` that is "not found", and the controls pass.
 #[tokio::test]
