@@ -16,6 +16,13 @@
 //! whole or not at all, and a cell never breaks across lines except a wrapped one, at a
 //! space. Every cell's text is escaped ([`super::escape`]): a value from outside cannot
 //! move the cursor or forge a line. JSON output keeps everything; only tables are fitted.
+//!
+//! The plan decides, comfy-table draws: each row's fitted cells go to comfy-table in the
+//! plan's widths ([`draw`]: no borders, two spaces between columns, each column aligned its
+//! way). Left here, as thin code, is what comfy-table cannot do: the plan itself (its own
+//! arrangement squeezes a state name to three letters and cannot drop a column or shorten
+//! an id to a unique prefix), notes under a row (a command, a dropped column shown below),
+//! and [`StreamTable`], which prints a row at a time under a header fixed before the rows.
 
 use std::collections::HashMap;
 
@@ -451,36 +458,51 @@ fn row_lines(columns: &[Column], plan: &Plan, cells: &[Cell], color: bool) -> Ve
             }
         })
         .collect();
-    let height = texts.iter().map(Vec::len).max().unwrap_or(1).max(1);
+    draw(columns, plan, &shown, &texts, cells, color)
+}
+
+/// One row drawn by comfy-table in the plan's widths: no borders, [`GAP`] spaces between
+/// columns, each column aligned its way, a row as tall as its tallest cell. Every cell comes
+/// already fitted (shortened, truncated, wrapped: comfy-table would squeeze a state name or
+/// break an id, which the plan never does) and painted; comfy-table measures the painted
+/// text without its color codes (its `custom_styling`).
+fn draw(
+    columns: &[Column],
+    plan: &Plan,
+    shown: &[usize],
+    texts: &[Vec<String>],
+    cells: &[Cell],
+    color: bool,
+) -> Vec<String> {
+    use comfy_table::{CellAlignment, ColumnConstraint, Width};
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(comfy_table::presets::NOTHING)
+        .force_no_tty();
+    table.add_row(shown.iter().zip(texts).map(|(&i, lines)| {
+        let painted: Vec<String> = lines
+            .iter()
+            .map(|l| cells[i].tone.paint(l, color))
+            .collect();
+        comfy_table::Cell::new(painted.join("\n"))
+    }));
     let last = shown.len().saturating_sub(1);
-    (0..height)
-        .map(|l| {
-            let mut line = String::new();
-            for (k, &i) in shown.iter().enumerate() {
-                let w = plan.widths[i].unwrap_or(0);
-                let text = texts[k].get(l).map(String::as_str).unwrap_or("");
-                let pad = w.saturating_sub(measure_text_width(text));
-                if k > 0 {
-                    line.push_str(&" ".repeat(GAP));
-                }
-                let painted = cells[i].tone.paint(text, color);
-                match columns[i].align {
-                    Align::Right => {
-                        line.push_str(&" ".repeat(pad));
-                        line.push_str(&painted);
-                    }
-                    Align::Left => {
-                        line.push_str(&painted);
-                        if k < last {
-                            line.push_str(&" ".repeat(pad));
-                        }
-                    }
-                }
-            }
-            line.truncate(line.trim_end().len());
-            line
-        })
-        .collect()
+    for (k, &i) in shown.iter().enumerate() {
+        let gap = if k < last { GAP } else { 0 };
+        let width = plan.widths[i].unwrap_or(0) + gap;
+        if let Some(column) = table.column_mut(k) {
+            column
+                .set_padding((0, u16::try_from(gap).unwrap_or(u16::MAX)))
+                .set_constraint(ColumnConstraint::Absolute(Width::Fixed(
+                    u16::try_from(width).unwrap_or(u16::MAX),
+                )));
+            column.set_cell_alignment(match columns[i].align {
+                Align::Left => CellAlignment::Left,
+                Align::Right => CellAlignment::Right,
+            });
+        }
+    }
+    table.lines().map(|l| l.trim_end().to_string()).collect()
 }
 
 const NOTE_INDENT: usize = 2;
