@@ -269,10 +269,33 @@ pub struct Error {
     /// For conflicts: the record as it is now (the job, when a guarded move lost the race).
     current: Option<Arc<Current>>,
     /// Extra structured detail for `-o json` (e.g. the lookup that refused a mark).
-    detail: Option<serde_json::Value>,
+    /// (Boxed: an `Err` stays small beside the `Ok` of every `Result`.)
+    detail: Option<Box<serde_json::Value>>,
     /// Already part of the document on stdout (a streamed run closed its document with it):
     /// stderr still says it, stdout must not get a second document.
     in_output: bool,
+    /// What it came from (a database, I/O or parse error), whole: the message already says
+    /// it, each link once; a worker that links the library walks it with `source()`.
+    #[source]
+    cause: Option<Cause>,
+}
+
+/// The error an [`Error`] came from, carried by anyhow (cargo's `CliError` pattern: a typed
+/// kind with its exit code, and an `anyhow::Error` as the cause). Shown as its outermost
+/// link; [`std::error::Error::source`] goes on down its chain.
+#[derive(Debug, Clone)]
+pub struct Cause(Arc<anyhow::Error>);
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
 }
 
 /// A conflict's record as it is now. Opaque here, so that `error` sits below the modules
@@ -293,7 +316,19 @@ impl Error {
             current: None,
             detail: None,
             in_output: false,
+            cause: None,
         }
+    }
+
+    /// Keep what this error came from (see [`Cause`]).
+    pub fn caused_by(mut self, cause: impl Into<anyhow::Error>) -> Self {
+        self.cause = Some(Cause(Arc::new(cause.into())));
+        self
+    }
+
+    /// What this error came from, when it came from another error.
+    pub fn cause(&self) -> Option<&anyhow::Error> {
+        self.cause.as_ref().map(|c| &*c.0)
     }
 
     pub fn usage(message: impl Into<String>) -> Self {
@@ -354,7 +389,7 @@ impl Error {
     }
 
     pub fn with_detail(mut self, detail: serde_json::Value) -> Self {
-        self.detail = Some(detail);
+        self.detail = Some(Box::new(detail));
         self
     }
 
@@ -411,7 +446,7 @@ impl Error {
     }
 
     pub fn detail(&self) -> Option<&serde_json::Value> {
-        self.detail.as_ref()
+        self.detail.as_deref()
     }
 
     pub fn exit_code(&self) -> u8 {
@@ -442,7 +477,7 @@ impl Error {
             obj.insert("current".into(), current.json.clone());
         }
         if let Some(detail) = &self.detail {
-            obj.insert("detail".into(), detail.clone());
+            obj.insert("detail".into(), (**detail).clone());
         }
         serde_json::json!({ "error": obj })
     }
@@ -452,13 +487,13 @@ impl From<tokio_postgres::Error> for Error {
     fn from(err: tokio_postgres::Error) -> Self {
         let mut e = db_error(&err);
         e.sql_state = err.code().map(|c| c.code().to_string());
-        e
+        e.caused_by(err)
     }
 }
 
 impl From<std::io::Error> for Error {
     fn from(err: std::io::Error) -> Self {
-        Error::runtime(format!("I/O error: {err}"))
+        Error::runtime(format!("I/O error: {err}")).caused_by(err)
     }
 }
 
@@ -525,18 +560,19 @@ pub fn db_error(err: &tokio_postgres::Error) -> Error {
     Error::new(Code::Database, format!("database: {}", chain(err)))
 }
 
-/// An error and its sources, each said once ("error connecting to server: Connection
-/// refused (os error 111)").
+/// An error and its sources on one line, each said once ("error connecting to server:
+/// Connection refused (os error 111)", where anyhow's `{:#}` would say the refusal twice:
+/// tokio-postgres puts its source's text in its own).
 pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !message.contains(&text) {
+    let mut message = String::new();
+    for link in anyhow::Chain::new(e) {
+        let text = link.to_string();
+        if message.is_empty() {
+            message = text;
+        } else if !message.contains(&text) {
             message.push_str(": ");
             message.push_str(&text);
         }
-        source = s.source();
     }
     message
 }
@@ -567,6 +603,39 @@ mod tests {
         ] {
             assert_eq!(Error::new(code, "x").exit_code(), exit, "{code}");
         }
+    }
+
+    #[test]
+    fn the_cause_is_kept_whole_and_the_exit_code_hangs_on_the_kind() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let e = Error::from(io);
+        assert_eq!(e.message(), "I/O error: no such file");
+        assert_eq!(e.exit_code(), 1);
+        let source = std::error::Error::source(&e).expect("the I/O error as its source");
+        assert_eq!(source.to_string(), "no such file");
+        let cause = e.cause().and_then(|c| c.downcast_ref::<std::io::Error>());
+        assert_eq!(
+            cause.map(std::io::Error::kind),
+            Some(std::io::ErrorKind::NotFound)
+        );
+        // Carried through a clone, and typed errors without a cause have none.
+        assert!(e.clone().cause().is_some());
+        assert!(std::error::Error::source(&Error::usage("bad")).is_none());
+    }
+
+    #[test]
+    fn a_chain_says_each_link_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("refused")]
+        struct Inner;
+        #[derive(Debug, thiserror::Error)]
+        #[error("connecting: {0}")]
+        struct Repeats(#[source] Inner);
+        #[derive(Debug, thiserror::Error)]
+        #[error("connecting")]
+        struct Plain(#[source] Inner);
+        assert_eq!(chain(&Repeats(Inner)), "connecting: refused");
+        assert_eq!(chain(&Plain(Inner)), "connecting: refused");
     }
 
     #[test]
