@@ -57,12 +57,7 @@ async fn destinations(ctx: &Context) -> BTreeSet<String> {
     let from_db = async {
         let db = ctx.db().await?;
         let mut found = crate::jobs::pause::destinations_with_jobs(&**db).await?;
-        for row in db
-            .query("SELECT destination FROM destination_pauses", &[])
-            .await?
-        {
-            found.push(row.try_get(0)?);
-        }
+        found.extend(crate::jobs::query::destinations::paused_now(&**db).await?);
         Ok::<_, crate::error::Error>(found)
     };
     if let Ok(Ok(found)) = tokio::time::timeout(DB_WAIT, from_db).await {

@@ -316,26 +316,13 @@ impl Render for DestinationList {
     }
 }
 
-/// Destinations with open jobs (any state but accepted): from the partial index of the open
-/// states.
-async fn with_open_jobs<C: GenericClient>(client: &C) -> Result<BTreeSet<String>> {
-    let rows = client
-        .query(
-            &format!(
-                "SELECT DISTINCT destination FROM publication_jobs WHERE state <> {}",
-                State::bulk().literal()
-            ),
-            &[],
-        )
-        .await?;
-    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
-}
-
 async fn list(ctx: &Context) -> Result<Exit> {
     let configured = configured(ctx);
     let db = ctx.db().await?;
-    let (pauses, open) =
-        futures::try_join!(pause::observe(&**db, &ctx.actor), with_open_jobs(&**db))?;
+    let (pauses, open) = futures::try_join!(
+        pause::observe(&**db, &ctx.actor),
+        crate::jobs::query::destinations::with_open_jobs(&**db)
+    )?;
     drop(db);
     let mut names = configured.clone();
     names.extend(open);

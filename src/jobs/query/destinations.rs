@@ -73,3 +73,26 @@ pub fn unknown_destination(
     }
     err
 }
+
+/// Destinations with open jobs (any state but accepted): from the partial index of the open
+/// states (`destination list`).
+pub async fn with_open_jobs<C: GenericClient>(client: &C) -> Result<BTreeSet<String>> {
+    let rows = client
+        .query(
+            &format!(
+                "SELECT DISTINCT destination FROM publication_jobs WHERE state <> {}",
+                crate::jobs::State::bulk().literal()
+            ),
+            &[],
+        )
+        .await?;
+    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+}
+
+/// Destinations paused now (one row each; a shell completes their names).
+pub async fn paused_now<C: GenericClient>(client: &C) -> Result<Vec<String>> {
+    let rows = client
+        .query("SELECT destination FROM destination_pauses", &[])
+        .await?;
+    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+}
