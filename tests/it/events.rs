@@ -1974,12 +1974,14 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
         .get(0);
     let seen = Snapshot::parse(&snapshot).unwrap();
     // The logs are partitioned by month (V11): a plan reads their partitions and the
-    // partitions' indexes, named here by the table and index they belong to.
+    // partitions' indexes, named here by the table and index they belong to. An empty
+    // partition (a coming month) keeps its own name: reading it whole reads nothing.
     let parent_of: HashMap<String, String> = env
         .client
         .query(
             "SELECT c.relname::text, p.relname::text FROM pg_inherits i
-             JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent",
+             JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+             WHERE c.relkind <> 'r' OR pg_relation_size(c.oid) > 0",
             &[],
         )
         .await
