@@ -1790,30 +1790,6 @@ fn sorts(plan: &Value, out: &mut Vec<(f64, Vec<String>)>) {
     }
 }
 
-/// `plan` with each partition and partition index named by its parent's name.
-fn as_parents(mut plan: Value, parent_of: &HashMap<String, String>) -> Value {
-    fn walk(v: &mut Value, parent_of: &HashMap<String, String>) {
-        match v {
-            Value::Object(m) => {
-                for key in ["Relation Name", "Index Name"] {
-                    if let Some(Value::String(name)) = m.get_mut(key) {
-                        if let Some(p) = parent_of.get(name.as_str()) {
-                            *name = p.clone();
-                        }
-                    }
-                }
-                for (_, child) in m.iter_mut() {
-                    walk(child, parent_of);
-                }
-            }
-            Value::Array(a) => a.iter_mut().for_each(|c| walk(c, parent_of)),
-            _ => {}
-        }
-    }
-    walk(&mut plan, parent_of);
-    plan
-}
-
 async fn explain(client: &Client, sql: &events::EventSql) -> Value {
     crate::plan::explain(client, &sql.text, &sql.params(), false).await
 }
@@ -1973,22 +1949,6 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
         .unwrap()
         .get(0);
     let seen = Snapshot::parse(&snapshot).unwrap();
-    // The logs are partitioned by month (V11): a plan reads their partitions and the
-    // partitions' indexes, named here by the table and index they belong to. An empty
-    // partition (a coming month) keeps its own name: reading it whole reads nothing.
-    let parent_of: HashMap<String, String> = env
-        .client
-        .query(
-            "SELECT c.relname::text, p.relname::text FROM pg_inherits i
-             JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
-             WHERE c.relkind <> 'r' OR pg_relation_size(c.oid) > 0",
-            &[],
-        )
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
     for (name, filter, indexes) in &filters {
         let mut statements = vec![
             (
@@ -2019,7 +1979,7 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
             }
         }
         for (label, sql, no_sort) in &statements {
-            let plan = as_parents(explain(&env.client, sql).await, &parent_of);
+            let plan = crate::plan::by_parents(&env.client, explain(&env.client, sql).await).await;
             let nodes = crate::plan::nodes(&plan);
             for crate::plan::Node {
                 kind: node,
