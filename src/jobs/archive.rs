@@ -827,6 +827,19 @@ pub async fn prune(
                 .batch_execute(&format!("DROP TABLE {}", p.partition))
                 .await?;
         }
+        // job_event_destinations (V6) holds the destinations of the events written before V6,
+        // every one of them in the legacy partition: with it gone, it describes no event and
+        // would only be walked for nothing by `events --destination`. It is emptied as a whole
+        // (its append-only trigger set aside for this statement, in this transaction).
+        if plan.partitions.iter().any(|p| p.partition == "job_events_legacy") {
+            client
+                .batch_execute(
+                    "ALTER TABLE job_event_destinations DISABLE TRIGGER job_event_destinations_no_truncate;
+                     TRUNCATE job_event_destinations;
+                     ALTER TABLE job_event_destinations ENABLE TRIGGER job_event_destinations_no_truncate",
+                )
+                .await?;
+        }
         let id: i64 = client
             .query_one(
                 "INSERT INTO event_prunes (actor, before, months, partitions, rows, archive_id)

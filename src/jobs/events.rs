@@ -446,7 +446,7 @@ impl Source {
                  e.to_version AS to_version, e.reason AS reason, e.evidence AS evidence, \
                  j.destination AS destination, j.external_ref AS external_ref, \
                  NULL::timestamptz AS until, e.xid::text AS xid \
-                 FROM job_event_destinations l JOIN job_events e ON e.id = l.id AND e.at = l.at \
+                 FROM job_event_destinations l JOIN job_events e ON e.id = l.id \
                  JOIN publication_jobs j ON j.id = e.job_id"
             }
             Source::Destinations => {
