@@ -196,7 +196,7 @@ pub struct Archived {
 }
 
 /// Events read per statement while archiving (bounded memory, short statements).
-const PAGE: u32 = 5000;
+const PAGE: u32 = 10_000;
 
 /// The start of the current month on the database's clock: `--before` may not be later (a
 /// month still being written cannot be archived in full).
@@ -303,11 +303,25 @@ async fn write_inner(
         let shown = what.display().to_string();
         move |e: std::io::Error| file_error(&shown, e)
     };
-    let mut body = Encoder::new(
+    let body = Encoder::new(
         compression,
         BufWriter::with_capacity(1 << 16, File::create(scratch).map_err(io(scratch))?),
     )?;
-    let mut hash = Sha256::new();
+    // Hashing and compressing run on a thread of their own, a page behind the database and
+    // the JSON (as psql's \copy TO PROGRAM 'gzip' runs gzip beside it); at most a few pages
+    // are in flight, never a month.
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
+    let compressor = std::thread::spawn(move || -> std::io::Result<Vec<u8>> {
+        let mut body = body;
+        let mut hash = Sha256::new();
+        while let Some(chunk) = rx.blocking_recv() {
+            hash.update(&chunk);
+            body.write_all(&chunk)?;
+        }
+        let mut w = body.finish()?;
+        w.flush()?;
+        Ok(hash.finalize().to_vec())
+    });
     let mut rows: i64 = 0;
     let (mut first_id, mut last_id): (Option<i64>, Option<i64>) = (None, None);
     // month → (job events, destination events), in order.
@@ -319,50 +333,63 @@ async fn write_inner(
     client
         .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         .await?;
-    let mut cursor: Option<String> = None;
     let read = async {
-        let mut line = Vec::with_capacity(1024);
+        let mut page = events::page(client, &filter, PAGE, None).await?;
         loop {
-            let page = events::page(client, &filter, PAGE, cursor.as_deref()).await?;
-            for e in &page.events {
-                line.clear();
-                // The object `events -o jsonl` prints, byte for byte (keys in its order).
-                let value = serde_json::to_value(e)
-                    .map_err(|e| Error::bug(format!("an event as JSON: {e}")))?;
-                serde_json::to_writer(&mut line, &value)
-                    .map_err(|e| Error::bug(format!("an event as JSON: {e}")))?;
-                line.push(b'\n');
-                hash.update(&line);
-                body.write_all(&line).map_err(io(scratch))?;
-                rows += 1;
-                first_id = Some(first_id.map_or(e.id, |f| f.min(e.id)));
-                last_id = Some(last_id.map_or(e.id, |l| l.max(e.id)));
-                let m = months.entry(Month::of(e.at)).or_default();
-                if e.is_job_event() {
-                    m.0 += 1;
-                } else {
-                    m.1 += 1;
+            let next = page.next_cursor.take();
+            // This page as lines, while the next one is read.
+            let lines = async {
+                let mut buf = Vec::with_capacity(page.events.len() * 400);
+                for e in &page.events {
+                    // The object `events -o jsonl` prints, byte for byte (keys in its order).
+                    let value = serde_json::to_value(e)
+                        .map_err(|e| Error::bug(format!("an event as JSON: {e}")))?;
+                    serde_json::to_writer(&mut buf, &value)
+                        .map_err(|e| Error::bug(format!("an event as JSON: {e}")))?;
+                    buf.push(b'\n');
+                    rows += 1;
+                    first_id = Some(first_id.map_or(e.id, |f| f.min(e.id)));
+                    last_id = Some(last_id.map_or(e.id, |l| l.max(e.id)));
+                    let m = months.entry(Month::of(e.at)).or_default();
+                    if e.is_job_event() {
+                        m.0 += 1;
+                    } else {
+                        m.1 += 1;
+                    }
                 }
-            }
-            match page.next_cursor {
-                Some(c) => cursor = Some(c),
-                None => break,
+                tx.send(buf).await.map_err(|_| {
+                    file_error(&scratch.display().to_string(), "the compressor stopped")
+                })
+            };
+            match next {
+                Some(c) => {
+                    let (following, sent) =
+                        tokio::join!(events::page(client, &filter, PAGE, Some(&c)), lines);
+                    sent?;
+                    page = following?;
+                }
+                None => {
+                    lines.await?;
+                    break;
+                }
             }
         }
         Ok::<(), Error>(())
     }
     .await;
     let _ = client.batch_execute("COMMIT").await;
+    drop(tx);
+    let compressed = compressor
+        .join()
+        .map_err(|_| Error::bug("the compressor thread panicked"))?;
     read?;
-    let mut w = body.finish().map_err(io(scratch))?;
-    w.flush().map_err(io(scratch))?;
-    drop(w);
+    let digest = compressed.map_err(io(scratch))?;
     let manifest = Manifest {
         months: months.keys().map(Month::to_string).collect(),
         rows,
         first_id,
         last_id,
-        sha256: hex::encode(hash.finalize()),
+        sha256: hex::encode(digest),
     };
     let month_rows: Value = Value::Object(
         months
