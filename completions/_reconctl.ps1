@@ -627,6 +627,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many events (1 to 10000) [default: 50]')
             [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Only the newest N events that match (1 to 10000), still printed oldest first, like `journalctl -n`; with --follow, these and then the new ones')
             [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'Continue after the last event of a previous page (its `next_cursor`)')
+            [CompletionResult]::new('--archive', '--archive', [CompletionResultType]::ParameterName, 'Read the events of this archive (`events archive`) instead of the database, with the same filters and output; its checksum is verified first')
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
@@ -645,6 +646,68 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Write every event of the months before MONTH to one compressed file (JSON lines, a manifest first) and record the archive')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Drop the monthly partitions of the audit log before MONTH that an archive holds in full')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;events;archive' {
+            [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Every event before the start of this month (YYYY-MM, UTC)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The archive to write (must not exist): FILE.gz or FILE.zst')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;events;prune' {
+            [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Drop the months before the start of this month (YYYY-MM, UTC)')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask; needed to change anything without a terminal')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask; needed to change anything without a terminal')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen, change nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;events;help' {
+            [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Write every event of the months before MONTH to one compressed file (JSON lines, a manifest first) and record the archive')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Drop the monthly partitions of the audit log before MONTH that an archive holds in full')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;events;help;archive' {
+            break
+        }
+        'reconctl;events;help;prune' {
+            break
+        }
+        'reconctl;events;help;help' {
             break
         }
         'reconctl;metrics' {
@@ -916,6 +979,14 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;help;events' {
+            [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Write every event of the months before MONTH to one compressed file (JSON lines, a manifest first) and record the archive')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Drop the monthly partitions of the audit log before MONTH that an archive holds in full')
+            break
+        }
+        'reconctl;help;events;archive' {
+            break
+        }
+        'reconctl;help;events;prune' {
             break
         }
         'reconctl;help;metrics' {

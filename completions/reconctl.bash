@@ -85,6 +85,24 @@ _reconctl() {
             reconctl__subcmd__destination__subcmd__help,resume)
                 cmd="reconctl__subcmd__destination__subcmd__help__subcmd__resume"
                 ;;
+            reconctl__subcmd__events,archive)
+                cmd="reconctl__subcmd__events__subcmd__archive"
+                ;;
+            reconctl__subcmd__events,help)
+                cmd="reconctl__subcmd__events__subcmd__help"
+                ;;
+            reconctl__subcmd__events,prune)
+                cmd="reconctl__subcmd__events__subcmd__prune"
+                ;;
+            reconctl__subcmd__events__subcmd__help,archive)
+                cmd="reconctl__subcmd__events__subcmd__help__subcmd__archive"
+                ;;
+            reconctl__subcmd__events__subcmd__help,help)
+                cmd="reconctl__subcmd__events__subcmd__help__subcmd__help"
+                ;;
+            reconctl__subcmd__events__subcmd__help,prune)
+                cmd="reconctl__subcmd__events__subcmd__help__subcmd__prune"
+                ;;
             reconctl__subcmd__help,check)
                 cmd="reconctl__subcmd__help__subcmd__check"
                 ;;
@@ -138,6 +156,12 @@ _reconctl() {
                 ;;
             reconctl__subcmd__help__subcmd__destination,resume)
                 cmd="reconctl__subcmd__help__subcmd__destination__subcmd__resume"
+                ;;
+            reconctl__subcmd__help__subcmd__events,archive)
+                cmd="reconctl__subcmd__help__subcmd__events__subcmd__archive"
+                ;;
+            reconctl__subcmd__help__subcmd__events,prune)
+                cmd="reconctl__subcmd__help__subcmd__events__subcmd__prune"
                 ;;
             reconctl__subcmd__help__subcmd__jobs,list)
                 cmd="reconctl__subcmd__help__subcmd__jobs__subcmd__list"
@@ -711,7 +735,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__events)
-            opts="-f -o -q -v -W -h --job --destination --actor --action --since --until --limit --last --cursor --follow --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            opts="-f -o -q -v -W -h --job --destination --actor --action --since --until --limit --last --cursor --follow --archive --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help archive prune help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -750,6 +774,162 @@ _reconctl() {
                     return 0
                     ;;
                 --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --archive)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__events__subcmd__archive)
+            opts="-o -q -v -W -h --before --to --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --before)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__events__subcmd__help)
+            opts="archive prune help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__events__subcmd__help__subcmd__archive)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__events__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__events__subcmd__help__subcmd__prune)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__events__subcmd__prune)
+            opts="-y -o -q -v -W -h --before --yes --dry-run --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --before)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -887,8 +1067,36 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__help__subcmd__events)
-            opts=""
+            opts="archive prune"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__events__subcmd__archive)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__events__subcmd__prune)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

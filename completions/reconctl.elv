@@ -582,6 +582,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --limit 'At most this many events (1 to 10000) [default: 50]'
             cand --last 'Only the newest N events that match (1 to 10000), still printed oldest first, like `journalctl -n`; with --follow, these and then the new ones'
             cand --cursor 'Continue after the last event of a previous page (its `next_cursor`)'
+            cand --archive 'Read the events of this archive (`events archive`) instead of the database, with the same filters and output; its checksum is verified first'
             cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
@@ -600,6 +601,62 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
             cand -h 'Print help'
             cand --help 'Print help'
+            cand archive 'Write every event of the months before MONTH to one compressed file (JSON lines, a manifest first) and record the archive'
+            cand prune 'Drop the monthly partitions of the audit log before MONTH that an archive holds in full'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;events;archive'= {
+            cand --before 'Every event before the start of this month (YYYY-MM, UTC)'
+            cand --to 'The archive to write (must not exist): FILE.gz or FILE.zst'
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;events;prune'= {
+            cand --before 'Drop the months before the start of this month (YYYY-MM, UTC)'
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -y 'Do not ask; needed to change anything without a terminal'
+            cand --yes 'Do not ask; needed to change anything without a terminal'
+            cand --dry-run 'Show what would happen, change nothing'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;events;help'= {
+            cand archive 'Write every event of the months before MONTH to one compressed file (JSON lines, a manifest first) and record the archive'
+            cand prune 'Drop the monthly partitions of the audit log before MONTH that an archive holds in full'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;events;help;archive'= {
+        }
+        &'reconctl;events;help;prune'= {
+        }
+        &'reconctl;events;help;help'= {
         }
         &'reconctl;metrics'= {
             cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
@@ -837,6 +894,12 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;help;reconcile'= {
         }
         &'reconctl;help;events'= {
+            cand archive 'Write every event of the months before MONTH to one compressed file (JSON lines, a manifest first) and record the archive'
+            cand prune 'Drop the monthly partitions of the audit log before MONTH that an archive holds in full'
+        }
+        &'reconctl;help;events;archive'= {
+        }
+        &'reconctl;help;events;prune'= {
         }
         &'reconctl;help;metrics'= {
         }

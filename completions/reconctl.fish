@@ -480,10 +480,10 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s v -l ver
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s h -l help -d 'Print help'
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l job -d 'Only the events of this job (its id, a unique prefix of it, or its external_ref)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l destination -d 'Only events of this destination\'s jobs, and its pauses and resumes' -r -f -a "(reconctl __complete destinations 2>/dev/null)"
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l actor -d 'Only events recorded by this actor, exactly as recorded (a person, a worker\'s lease owner, a sweeper)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l action -d 'Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or pause, repause, resume, expire' -r -f -a "reserve\t''
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l job -d 'Only the events of this job (its id, a unique prefix of it, or its external_ref)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l destination -d 'Only events of this destination\'s jobs, and its pauses and resumes' -r -f -a "(reconctl __complete destinations 2>/dev/null)"
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l actor -d 'Only events recorded by this actor, exactly as recorded (a person, a worker\'s lease owner, a sweeper)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l action -d 'Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or pause, repause, resume, expire' -r -f -a "reserve\t''
 claim\t''
 renew\t''
 mark_sent\t''
@@ -502,27 +502,69 @@ pause\t''
 repause\t''
 resume\t''
 expire\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l since -d 'Only events at or after this: a duration back from now (30m, 2h, 1d) or an RFC 3339 time (2024-05-01T09:00:00Z)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l until -d 'Only events before this: a duration back from now (1h: an hour ago) or an RFC 3339 time' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l limit -d 'At most this many events (1 to 10000) [default: 50]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l last -d 'Only the newest N events that match (1 to 10000), still printed oldest first, like `journalctl -n`; with --follow, these and then the new ones' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l cursor -d 'Continue after the last event of a previous page (its `next_cursor`)' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l since -d 'Only events at or after this: a duration back from now (30m, 2h, 1d) or an RFC 3339 time (2024-05-01T09:00:00Z)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l until -d 'Only events before this: a duration back from now (1h: an hour ago) or an RFC 3339 time' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l limit -d 'At most this many events (1 to 10000) [default: 50]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l last -d 'Only the newest N events that match (1 to 10000), still printed oldest first, like `journalctl -n`; with --follow, these and then the new ones' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l cursor -d 'Continue after the last event of a previous page (its `next_cursor`)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l archive -d 'Read the events of this archive (`events archive`) instead of the database, with the same filters and output; its checksum is verified first' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 jsonl\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s f -l follow -d 'Keep printing matching events as they commit, until Ctrl-C; with --since, --cursor or --last, first the ones already there'
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
-complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -s f -l follow -d 'Keep printing matching events as they commit, until Ctrl-C; with --since, --cursor or --last, first the ones already there'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -f -a "archive" -d 'Write every event of the months before MONTH to one compressed file (JSON lines, a manifest first) and record the archive'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -f -a "prune" -d 'Drop the monthly partitions of the audit log before MONTH that an archive holds in full'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -l before -d 'Every event before the start of this month (YYYY-MM, UTC)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -l to -d 'The archive to write (must not exist): FILE.gz or FILE.zst' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from archive" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -l before -d 'Drop the months before the start of this month (YYYY-MM, UTC)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -s y -l yes -d 'Do not ask; needed to change anything without a terminal'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -l dry-run -d 'Show what would happen, change nothing'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from help" -f -a "archive" -d 'Write every event of the months before MONTH to one compressed file (JSON lines, a manifest first) and record the archive'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Drop the monthly partitions of the audit log before MONTH that an archive holds in full'
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand metrics" -s o -l output -d 'Output format' -r -f -a "table\t''
@@ -683,6 +725,8 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "failed" -d 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from sweep" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from events" -f -a "archive" -d 'Write every event of the months before MONTH to one compressed file (JSON lines, a manifest first) and record the archive'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from events" -f -a "prune" -d 'Drop the monthly partitions of the audit log before MONTH that an archive holds in full'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "list" -d 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "pause" -d 'Stop workers claiming one destination\'s jobs (in-flight jobs finish as usual)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "resume" -d 'Let workers claim one destination\'s jobs again'

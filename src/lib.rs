@@ -23,6 +23,7 @@ pub mod ids;
 pub mod jobs;
 pub mod migrate;
 pub mod remote;
+pub mod retention;
 #[cfg(feature = "cli")]
 pub mod sandbox;
 pub mod schema;

@@ -283,9 +283,33 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
         .filter(|m| m.state == MigrationState::Pending)
         .collect();
     if pending.is_empty() {
+        // Every migrate keeps the coming months' partitions of the audit log ready.
+        crate::retention::ensure_partitions(&*client).await?;
         return Ok(Vec::new());
     }
-    runner().run_async(client).await.map_err(|e| {
+    // V11 partitions the audit log: what would make its lock long is built first, outside
+    // any transaction and beside the writers (crate::retention).
+    let partitioning = pending
+        .iter()
+        .any(|m| m.version == crate::retention::PARTITIONING_VERSION);
+    let result = if partitioning {
+        match runner()
+            .set_target(refinery::Target::Version(
+                crate::retention::PARTITIONING_VERSION - 1,
+            ))
+            .run_async(client)
+            .await
+        {
+            Ok(_) => {
+                crate::retention::prepare(client).await?;
+                runner().run_async(client).await
+            }
+            Err(e) => Err(e),
+        }
+    } else {
+        runner().run_async(client).await
+    };
+    result.map_err(|e| {
         // refinery's message hides the server's ("db error"): add the causes.
         let mut message = format!("migration failed: {e}");
         // A lock or statement timeout is busy (exit 6), as everywhere: nothing was applied.
@@ -315,6 +339,7 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
             Error::runtime(message).hinted(hint)
         }
     })?;
+    crate::retention::ensure_partitions(&*client).await?;
     let after = status(client).await?;
     Ok(after
         .into_iter()

@@ -19,6 +19,10 @@ pub const TABLES: &[&str] = &[
     "job_event_destinations",
     // V7: what a claim in REPEATABLE READ or SERIALIZABLE locks to learn of a later pause.
     "destination_pause_clock",
+    // V11: what `events archive` wrote and what `events prune` dropped (the logs' monthly
+    // partitions are not listed: they come and go).
+    "event_archives",
+    "event_prunes",
 ];
 
 /// Every index the migrations create and whether it must be unique: the two unique ones

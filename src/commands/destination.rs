@@ -617,6 +617,7 @@ async fn pause_cmd(ctx: &Context, args: &PauseArgs) -> Result<Exit> {
     }
 
     let mut db = ctx.db().await?;
+    crate::retention::ensure_partitions_quietly(&**db).await;
     let tx = db.transaction().await?;
     let paused = pause::pause(&*tx, name, reason, for_, &ctx.actor).await?;
     if dry_run {
@@ -746,6 +747,7 @@ async fn resume_cmd(ctx: &Context, args: &ResumeArgs) -> Result<Exit> {
     }
 
     let mut db = ctx.db().await?;
+    crate::retention::ensure_partitions_quietly(&**db).await;
     let resumed = if dry_run {
         let tx = db.transaction().await?;
         let r = pause::resume(&*tx, name, reason, &ctx.actor).await?;

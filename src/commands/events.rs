@@ -33,6 +33,7 @@ use crate::ui::{escape, Format, Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
 #[command(
+    args_conflicts_with_subcommands = true,
     after_help = "Examples:\n  reconctl events --since 2h -o table\n  reconctl events --destination cms-a --since 2024-05-01T09:00:00Z --until 2024-05-01T12:00:00Z\n  reconctl events --actor alice@ops --action mark-accepted --action mark-safe-to-retry\n  reconctl events --job pub_8b8c… -o json\n  reconctl events --follow --destination cms-a\n  reconctl events --last 20 --follow\n  reconctl events --since 1d --until 1h\n\nEvents come oldest first (by at, then id): job events and destination pauses, resumes and expiries in one stream. A page ends with the cursor of the next one; --last N gives the newest N (no cursor). --since and --until take a duration back from now or a time; with --follow, a duration is fixed when the command starts. --follow prints each event once as its transaction commits (also one that took its id before an earlier-committed one, and across a server crash and restart), until Ctrl-C (exit 0); if the database stays away it exits 1."
 )]
 pub struct Args {
@@ -72,6 +73,12 @@ pub struct Args {
     /// --last, first the ones already there
     #[arg(short = 'f', long)]
     pub follow: bool,
+    /// Read the events of this archive (`events archive`) instead of the database, with the
+    /// same filters and output; its checksum is verified first
+    #[arg(long, value_name = "FILE")]
+    pub archive: Option<std::path::PathBuf>,
+    #[command(subcommand)]
+    pub retention: Option<super::events_archive::Retention>,
 }
 
 const DEFAULT_LIMIT: u32 = 50;
@@ -82,6 +89,9 @@ const RETRY_FOR: Duration = Duration::from_secs(60);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
+    if let Some(cmd) = &args.retention {
+        return super::events_archive::run(ctx, cmd).await;
+    }
     let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MAX_LIMIT).contains(&limit) {
         return Err(Error::usage(format!(
@@ -154,6 +164,24 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         since,
         until,
     };
+    if let Some(file) = &args.archive {
+        if args.follow {
+            return Err(Error::usage(
+                "--follow prints events as they commit; an archive is read whole",
+            ));
+        }
+        return super::events_archive::read(
+            ctx,
+            super::events_archive::ArchiveRead {
+                file,
+                filter,
+                job: args.job.as_deref(),
+                limit,
+                cursor: args.cursor.as_deref(),
+                last: args.last,
+            },
+        );
+    }
     let db = ctx.db().await?;
     crate::commands::jobs::require_known_destination(ctx, &**db, filter.destination.as_deref())
         .await?;
@@ -278,12 +306,19 @@ async fn follow_loop(ctx: &Context, filter: EventFilter, history: History) -> Re
 
 /// A page of events, as SPEC §7 shows it.
 #[derive(Debug, Serialize)]
-struct EventList {
+pub(crate) struct EventList {
     events: Vec<TrailEvent>,
     next_cursor: Option<String>,
 }
 
 impl EventList {
+    pub(crate) fn from_parts(events: Vec<TrailEvent>, next_cursor: Option<String>) -> EventList {
+        EventList {
+            events,
+            next_cursor,
+        }
+    }
+
     fn new(page: EventPage) -> EventList {
         EventList {
             events: page.events,

@@ -7,6 +7,7 @@ pub mod destination;
 pub mod dev_destination;
 pub mod doctor;
 pub mod events;
+pub mod events_archive;
 pub mod generate;
 pub mod jobs;
 pub mod live;

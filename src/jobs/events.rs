@@ -241,7 +241,7 @@ impl EventFilter {
 /// One event of the trail: a job event with every `job_events` column plus its job's
 /// `destination` and `external_ref`, or a destination event in the same shape (no job, no
 /// states or versions; `evidence.until` is the pause's end after it).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct TrailEvent {
     pub id: i64,
     pub job_id: Option<Uuid>,

@@ -1,5 +1,6 @@
 //! The domain: jobs, their states and the transition table, the guarded move, the worker API.
 
+pub mod archive;
 pub mod commit;
 pub mod events;
 pub mod external_ref;

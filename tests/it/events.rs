@@ -1979,7 +1979,7 @@ async fn every_events_statement_is_an_index_range_scan_on_a_skewed_log() {
             }
         }
         for (label, sql, no_sort) in &statements {
-            let plan = explain(&env.client, sql).await;
+            let plan = crate::plan::by_parents(&env.client, explain(&env.client, sql).await).await;
             let nodes = crate::plan::nodes(&plan);
             for crate::plan::Node {
                 kind: node,

@@ -23,6 +23,7 @@ mod quiet;
 mod reconcile;
 mod reliability;
 mod remote;
+mod retention;
 mod sandbox;
 mod suite;
 mod sweep;

@@ -60,3 +60,42 @@ pub async fn explain(
     let doc: Value = rows[0].get(0);
     doc[0]["Plan"].clone()
 }
+
+/// `plan` with each partition of the partitioned logs (V11) and each partition's index named
+/// by the table and index it belongs to, so that a test can ask for `ix_job_events_at` or
+/// forbid a sequential scan of `job_events`. An empty partition (a coming month) keeps its own
+/// name: reading it whole reads nothing.
+pub async fn by_parents(client: &tokio_postgres::Client, mut plan: Value) -> Value {
+    let parent_of: std::collections::HashMap<String, String> = client
+        .query(
+            "SELECT c.relname::text, p.relname::text FROM pg_inherits i
+             JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+             WHERE c.relkind <> 'r' OR pg_relation_size(c.oid) > 0",
+            &[],
+        )
+        .await
+        .expect("read the partitions")
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    fn rename(v: &mut Value, parent_of: &std::collections::HashMap<String, String>) {
+        match v {
+            Value::Object(m) => {
+                for key in ["Relation Name", "Index Name"] {
+                    if let Some(Value::String(name)) = m.get_mut(key) {
+                        if let Some(p) = parent_of.get(name.as_str()) {
+                            *name = p.clone();
+                        }
+                    }
+                }
+                for (_, child) in m.iter_mut() {
+                    rename(child, parent_of);
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|c| rename(c, parent_of)),
+            _ => {}
+        }
+    }
+    rename(&mut plan, &parent_of);
+    plan
+}

@@ -519,6 +519,38 @@ fn sandbox_ignores_an_inherited_database_url_serves_every_command_and_ctrl_c_rem
         0,
     );
 
+    // Retention: the months before this one archived, and what a prune would then drop.
+    let month = chrono::Utc::now().format("%Y-%m").to_string();
+    let scratch = tempfile::tempdir().unwrap();
+    let file = scratch.path().join("events.jsonl.gz");
+    let archived = json(
+        &[
+            "events",
+            "archive",
+            "--before",
+            &month,
+            "--to",
+            file.to_str().unwrap(),
+            "-o",
+            "json",
+        ],
+        0,
+    );
+    assert!(archived["archive"]["sha256"].is_string(), "{archived}");
+    let prune = json(
+        &[
+            "events",
+            "prune",
+            "--before",
+            &month,
+            "--dry-run",
+            "-o",
+            "json",
+        ],
+        0,
+    );
+    assert_eq!(prune["pruned"], false, "{prune}");
+
     let metrics = text(&["metrics"], 0);
     assert!(metrics.contains("# TYPE"), "{metrics}");
     // The sandbox plants an out-of-order pair (revision 1 accepted after revision 2): `check`

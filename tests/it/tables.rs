@@ -888,7 +888,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(a, @"
     CHECK                                            RESULT
     migrations                                       ok
-      8 applied, 0 pending, 0 divergent, 0 unknown to this
+      9 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     index ux_publication_jobs_identity               ok
       unique, valid
@@ -946,7 +946,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b, @"
     CHECK                                            RESULT
     migrations                                       ok
-      8 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      9 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok
       unique, valid
     index ux_publication_jobs_external_ref           ok
@@ -1001,7 +1001,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(c, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      8 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      9 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok      unique, valid
     index ux_publication_jobs_external_ref           ok      unique, valid
     index ix_publication_jobs_created                ok      valid
@@ -1034,7 +1034,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(d, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      8 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      9 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok      unique, valid
     index ux_publication_jobs_external_ref           ok      unique, valid
     index ix_publication_jobs_created                ok      valid
@@ -1407,6 +1407,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+         11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(b, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1418,6 +1419,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+         11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(c, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1429,6 +1431,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+         11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(d, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1440,6 +1443,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+         11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }

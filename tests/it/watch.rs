@@ -511,13 +511,16 @@ async fn the_counters_read_recent_index_ranges_not_the_log() {
         .collect();
     let sql = reconctl::jobs::query::moves::moves_sql();
     let doc = plan::explain(&env.client, &sql, &[&names], true).await;
-    let nodes = plan::nodes(&doc);
+    let nodes = plan::nodes(&plan::by_parents(&env.client, doc).await);
     assert!(
         nodes.iter().any(|n| n.index == "ix_job_events_action"),
         "{nodes:?}"
     );
+    // (A coming month's partition is empty: a sequential scan of it reads nothing.)
     assert!(
-        nodes.iter().all(|n| n.kind != "Seq Scan" && n.read < 100.0),
+        nodes
+            .iter()
+            .all(|n| (n.kind != "Seq Scan" || n.read == 0.0) && n.read < 100.0),
         "{nodes:?}"
     );
     let sql = reconctl::jobs::query::moves::expired_leases_sql();

@@ -107,6 +107,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         &args.destination,
     );
     let db = ctx.db().await?;
+    crate::retention::ensure_partitions_quietly(&**db).await;
     let report = match reserve(&**db, &key, &hash, &ctx.actor).await? {
         Reservation::Created { job, event } => ReserveReport {
             created: true,

@@ -30,6 +30,7 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
     // The job and the database's clock, read before (and released across) the lookup.
     let (job, clock) = {
         let db = ctx.db().await?;
+        crate::retention::ensure_partitions_quietly(&**db).await;
         let job = store::get(&**db, &args.job).await?;
         (job, query::db_clock(&**db).await?)
     };

@@ -120,6 +120,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     }
     let (clock, total) = {
         let db = ctx.db().await?;
+        crate::retention::ensure_partitions_quietly(&**db).await;
         let clock = query::db_clock(&**db).await?;
         let total = rec::count_examined(&**db, &args.states(), args.destination.as_deref()).await?;
         (clock, args.limit.map_or(total, |l| l.min(total)))

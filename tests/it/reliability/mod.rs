@@ -10,6 +10,6 @@ mod follow_restart;
 mod ha;
 mod model;
 mod orphans;
-mod roles;
+pub mod roles;
 mod secrets;
 pub mod tls;
