@@ -730,7 +730,7 @@ _reconctl() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -W "reserve claim renew mark_sent complete fail timed_out sweep_unsent sweep_sent mark_accepted mark_safe_to_retry mark_failed reconcile_accepted reconcile_safe_to_retry reconcile_conflict pause repause resume expire" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "reserve claim renew mark_sent complete fail timed_out sweep_unsent sweep_sent mark_accepted mark_safe_to_retry mark_failed reconcile_accepted reconcile_safe_to_retry reconcile_conflict redrive pause repause resume expire" -- "${cur}"))
                     return 0
                     ;;
                 --since)
