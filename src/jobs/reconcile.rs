@@ -241,6 +241,10 @@ fn checked(job: &Job, s: &Settlement, clash: Option<&Clash>) -> Option<Settlemen
     let Some(c) = clash else {
         return Some(s.clone());
     };
+    // An operator's move (from a plan) is not turned into another move: it does not happen.
+    if s.action.transition().by == Role::Operator {
+        return None;
+    }
     let conflict = Action::ReconcileConflict;
     conflict.from().contains(&job.state).then(|| {
         let mut evidence = s.evidence.clone();
@@ -258,7 +262,8 @@ fn checked(job: &Job, s: &Settlement, clash: Option<&Clash>) -> Option<Settlemen
 
 /// The guarded move a settlement asks for, at the version the job was read with.
 fn request(job: &Job, s: &Settlement, actor: &str) -> Result<MoveRequest> {
-    if s.action.transition().by != Role::Reconcile {
+    // Reconcile's moves, and an operator's moves applied from a plan (`plan apply`).
+    if !matches!(s.action.transition().by, Role::Reconcile | Role::Operator) {
         return Err(Error::bug(format!("reconcile asked to make {}", s.action)));
     }
     if s.action.to() == State::bulk() && s.remote_id.is_none() {
@@ -371,7 +376,9 @@ WITH input AS (
         state_changed_at = CASE WHEN j.state = old.to_state THEN j.state_changed_at ELSE now() END,
         lease_owner = NULL,
         lease_expires_at = NULL,
-        remote_id = COALESCE(old.remote_id, j.remote_id)
+        remote_id = COALESCE(old.remote_id, j.remote_id),
+        -- giving up (a plan's `failed`) records why, like `mark failed`
+        last_error = CASE WHEN old.to_state = 'failed' THEN old.reason ELSE j.last_error END
     FROM old
     WHERE j.id = old.id AND j.version = old.expect_version
     RETURNING j.id, j.state, j.version, old.from_state, old.action, old.reason, old.evidence

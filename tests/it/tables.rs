@@ -888,7 +888,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(a, @"
     CHECK                                            RESULT
     migrations                                       ok
-      8 applied, 0 pending, 0 divergent, 0 unknown to this
+      9 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     index ux_publication_jobs_identity               ok
       unique, valid
@@ -932,6 +932,14 @@ async fn doctor_fits_every_width() {
       valid
     index ix_publication_jobs_destination_remote_id  ok
       valid
+    index plan_items_job_unique                      ok
+      unique, valid
+    index ix_plans_created                           ok
+      valid
+    index ix_plan_items_open                         ok
+      valid
+    index ix_plan_events_plan                        ok
+      valid
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed
         (workers claim none of its jobs): CMS answers 503 since
@@ -946,7 +954,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b, @"
     CHECK                                            RESULT
     migrations                                       ok
-      8 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      9 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok
       unique, valid
     index ux_publication_jobs_external_ref           ok
@@ -989,6 +997,14 @@ async fn doctor_fits_every_width() {
       valid
     index ix_publication_jobs_destination_remote_id  ok
       valid
+    index plan_items_job_unique                      ok
+      unique, valid
+    index ix_plans_created                           ok
+      valid
+    index ix_plan_items_open                         ok
+      valid
+    index ix_plan_events_plan                        ok
+      valid
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
         of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
@@ -1001,7 +1017,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(c, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      8 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      9 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok      unique, valid
     index ux_publication_jobs_external_ref           ok      unique, valid
     index ix_publication_jobs_created                ok      valid
@@ -1023,6 +1039,10 @@ async fn doctor_fits_every_width() {
     index ix_destination_events_at                   ok      valid
     index ix_destination_events_xid                  ok      valid
     index ix_publication_jobs_destination_remote_id  ok      valid
+    index plan_items_job_unique                      ok      unique, valid
+    index ix_plans_created                           ok      valid
+    index ix_plan_items_open                         ok      valid
+    index ix_plan_events_plan                        ok      valid
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                              claim none of its jobs): CMS answers 503 since the 14:00
                                                              deploy; vendor ticket INC-4711, do not resume before they
@@ -1034,7 +1054,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(d, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      8 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      9 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok      unique, valid
     index ux_publication_jobs_external_ref           ok      unique, valid
     index ix_publication_jobs_created                ok      valid
@@ -1056,6 +1076,10 @@ async fn doctor_fits_every_width() {
     index ix_destination_events_at                   ok      valid
     index ix_destination_events_xid                  ok      valid
     index ix_publication_jobs_destination_remote_id  ok      valid
+    index plan_items_job_unique                      ok      unique, valid
+    index ix_plans_created                           ok      valid
+    index ix_plan_items_open                         ok      valid
+    index ix_plan_events_plan                        ok      valid
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                              INC-4711, do not resume before they confirm
     destination cms-a                                ok      kind http, auth none: lookup works: pub_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc found (positive control), a made-up
@@ -1407,6 +1431,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+          9  plans               applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(b, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1418,6 +1443,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+          9  plans               applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(c, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1429,6 +1455,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+          9  plans               applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(d, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1440,6 +1467,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+          9  plans               applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }

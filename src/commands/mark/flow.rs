@@ -235,7 +235,12 @@ pub(crate) fn sent_before(job: &Job) -> Option<chrono::DateTime<chrono::Utc>> {
 
 /// Ask the destination for `job`, then check its lookup with a control run begun after the
 /// answer (SPEC §4: controls bracket every move; a lookup is a batch of one).
-async fn look_up(ctx: &Context, gate: &Gate<'_>, job: &Job, clock: DbClock) -> Result<Lookup> {
+pub(crate) async fn look_up(
+    ctx: &Context,
+    gate: &Gate<'_>,
+    job: &Job,
+    clock: DbClock,
+) -> Result<Lookup> {
     let dest = destination(ctx, job)?;
     let expect = Expect {
         payload_hash: Some(&job.payload_hash),

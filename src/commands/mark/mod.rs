@@ -3,7 +3,7 @@
 
 use clap::Subcommand;
 
-mod flow;
+pub(crate) mod flow;
 pub mod plan;
 pub mod report;
 

@@ -4,4 +4,5 @@
 //! (`tests/it/plan.rs` is about the query plans of EXPLAIN; this module is about `reconctl
 //! plan`.)
 
+mod flow;
 mod redrive;
