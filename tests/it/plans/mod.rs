@@ -4,5 +4,6 @@
 //! (`tests/it/plan.rs` is about the query plans of EXPLAIN; this module is about `reconctl
 //! plan`.)
 
+mod crash;
 mod flow;
 mod redrive;
