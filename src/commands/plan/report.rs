@@ -34,7 +34,7 @@ fn stamp(t: chrono::DateTime<chrono::Utc>) -> String {
 }
 
 impl PlanDoc {
-    fn header(&self) -> String {
+    fn header(&self, width: Option<usize>) -> String {
         let p = &self.plan;
         let mut out = String::new();
         if let Some(n) = &self.note {
@@ -42,14 +42,17 @@ impl PlanDoc {
             out.push('\n');
         }
         out.push_str(&format!(
-            "plan {}  {}\nmove: to {}   by {}   created {}   expires {}\nreason: {}\n",
+            "plan {}  {}\nmove: to {}, by {}\ncreated {}, expires {}\n",
             p.id,
             p.status,
             p.target,
-            p.actor,
+            crate::escape::escape(&p.actor),
             stamp(p.created_at),
             stamp(p.expires_at),
-            crate::escape::escape(&p.reason)
+        ));
+        out.push_str(&wrap(
+            &format!("reason: {}", crate::escape::escape(&p.reason)),
+            width,
         ));
         if p.no_lookup {
             out.push_str("lookups: skipped (--no-lookup; recorded in every event)\n");
@@ -118,7 +121,7 @@ impl PlanDoc {
 
 impl Render for PlanDoc {
     fn table(&self, ui: &Ui) -> String {
-        let mut out = self.header();
+        let mut out = self.header(ui.width().map(usize::from));
         if self.counts.is_empty() {
             out.push_str("no job matched: the plan is empty");
             return out;
@@ -160,8 +163,11 @@ impl Render for PlanDoc {
 pub struct Short(pub PlanDoc);
 
 impl Render for Short {
-    fn table(&self, _ui: &Ui) -> String {
-        self.0.header().trim_end().to_string()
+    fn table(&self, ui: &Ui) -> String {
+        self.0
+            .header(ui.width().map(usize::from))
+            .trim_end()
+            .to_string()
     }
 
     fn output(&self) -> Output {
@@ -172,14 +178,39 @@ impl Render for Short {
 /// What the consent screen of `plan apply` shows (on stderr, before the question).
 pub fn consent_text(doc: &PlanDoc, width: Option<usize>) -> String {
     let ui = Ui::plain(crate::ui::Format::Table).with_width(width.map(|w| w as u16));
-    let mut out = doc.header();
+    let mut out = doc.header(width);
     out.push('\n');
     out.push_str(&doc.counts_table(&ui));
     out.push_str("\n\nsample\n");
     out.push_str(&PlanDoc::items_table(&doc.items, &ui));
-    out.push_str(
-        "\n\nEach job moves only if it is still at the version shown; accepted and safe_to_retry are asked of the destination again first.\n",
-    );
+    out.push_str("\n\n");
+    out.push_str(&wrap(
+        "Each job moves only if it is still at the version shown; accepted and safe_to_retry are asked of the destination again first.",
+        width,
+    ));
+    out
+}
+
+/// `text` broken at spaces into lines no wider than `width` (a word longer than the width
+/// stays whole on its own line), each ending in a newline.
+fn wrap(text: &str, width: Option<usize>) -> String {
+    let width = width.unwrap_or(usize::MAX).max(20);
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = format!("  {word}");
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    out.push_str(&line);
+    out.push('\n');
     out
 }
 

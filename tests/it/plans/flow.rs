@@ -562,3 +562,65 @@ async fn plan_input_mistakes_are_usage_errors() {
     env.run(&["plan", "apply", "nonsense", "--yes"]).expect(2);
     assert_eq!(env.count("SELECT count(*) FROM plans").await, 0);
 }
+
+/// The consent screen of `plan apply` in a real terminal of 80 columns: the plan, its counts,
+/// a sample, then the question (default no). "n" moves nothing (exit 2); "y" applies.
+#[tokio::test]
+async fn apply_asks_on_a_terminal_of_80_columns() {
+    let env = TestEnv::new().await;
+    let a = env.seed(Seed::new("a1")).await;
+    let b = env.seed(Seed::new("a2")).await;
+    let (id, _) = mark(
+        &env,
+        &["failed", "--job", &a.id.to_string(), "--job", &b.id.to_string(), "--reason", "withdrawn by the editors after the legal review of 1 December; see ticket ED-4711 for the list"],
+    );
+    let bin = assert_cmd::cargo::cargo_bin("reconctl");
+    let script = format!(
+        "stty cols 80 rows 50 && '{}' plan apply {id}; echo \"exit=$?\"",
+        bin.display()
+    );
+    let mut p = env.shell_in_pty(&script, 30_000);
+    let shown = p
+        .exp_string(&format!("Apply plan {id}: move 2 jobs to failed?"))
+        .expect("the question");
+    for line in [
+        format!("plan {id}  ready"),
+        "reason: withdrawn by the editors after the legal review".to_string(),
+        "ED-4711".to_string(),
+        "approvals: 0 of 0 needed".to_string(),
+        "items: 2 planned, 0 moved, 0 skipped, 0 refused".to_string(),
+        "mark_failed".to_string(),
+        "Each job moves only if it is still at the version shown".to_string(),
+    ] {
+        assert!(
+            shown.contains(&pty_text(&line)),
+            "missing {line:?} in:\n{shown}"
+        );
+    }
+    for l in shown.lines() {
+        assert!(
+            l.trim_end_matches('\r').chars().count() <= 80,
+            "wider than 80: {l:?}"
+        );
+    }
+    p.send_line("n").unwrap();
+    let (_, exit) = p.exp_regex("exit=[0-9]+").unwrap();
+    assert_eq!(exit, "exit=2");
+    assert_eq!(&env.job(a.id).await, &a);
+    assert_eq!(&env.job(b.id).await, &b);
+
+    let mut p = env.shell_in_pty(&script, 30_000);
+    p.exp_string(&format!("Apply plan {id}: move 2 jobs to failed?"))
+        .unwrap();
+    p.send_line("y").unwrap();
+    let (before, exit) = p.exp_regex("exit=[0-9]+").unwrap();
+    assert_eq!(exit, "exit=0", "{before}");
+    assert!(
+        before.contains(&pty_text(&format!(
+            "applied plan {id}: 2 moved by this run"
+        ))),
+        "{before}"
+    );
+    assert_eq!(env.job(a.id).await.state, State::Failed);
+    assert_eq!(env.job(b.id).await.state, State::Failed);
+}
