@@ -940,6 +940,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many events (1 to 10000) [default: 50]')
             [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Only the newest N events that match (1 to 10000), still printed oldest first, like `journalctl -n`; with --follow, these and then the new ones')
             [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'Continue after the last event of a previous page (its `next_cursor`)')
+            [CompletionResult]::new('--plan', '--plan', [CompletionResultType]::ParameterName, 'Only this plan''s lifecycle (created, approved, apply, applied, discarded) and its moves (`reconctl plan`)')
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')

@@ -819,7 +819,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__events)
-            opts="-f -o -q -v -W -h --job --destination --actor --action --since --until --limit --last --cursor --follow --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            opts="-f -o -q -v -W -h --job --destination --actor --action --since --until --limit --last --cursor --follow --plan --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -858,6 +858,10 @@ _reconctl() {
                     return 0
                     ;;
                 --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plan)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -869,6 +869,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --limit 'At most this many events (1 to 10000) [default: 50]'
             cand --last 'Only the newest N events that match (1 to 10000), still printed oldest first, like `journalctl -n`; with --follow, these and then the new ones'
             cand --cursor 'Continue after the last event of a previous page (its `next_cursor`)'
+            cand --plan 'Only this plan''s lifecycle (created, approved, apply, applied, discarded) and its moves (`reconctl plan`)'
             cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'

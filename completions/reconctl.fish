@@ -644,6 +644,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l until -d 'O
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l limit -d 'At most this many events (1 to 10000) [default: 50]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l last -d 'Only the newest N events that match (1 to 10000), still printed oldest first, like `journalctl -n`; with --follow, these and then the new ones' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l cursor -d 'Continue after the last event of a previous page (its `next_cursor`)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l plan -d 'Only this plan\'s lifecycle (created, approved, apply, applied, discarded) and its moves (`reconctl plan`)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand events" -s o -l output -d 'Output format' -r -f -a "table\t''

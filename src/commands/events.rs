@@ -72,6 +72,10 @@ pub struct Args {
     /// --last, first the ones already there
     #[arg(short = 'f', long)]
     pub follow: bool,
+    /// Only this plan's lifecycle (created, approved, apply, applied, discarded) and its
+    /// moves (`reconctl plan`)
+    #[arg(long, value_name = "ID", conflicts_with_all = ["job", "destination", "actor", "action", "since", "until", "last", "cursor", "follow"])]
+    pub plan: Option<String>,
 }
 
 const DEFAULT_LIMIT: u32 = 50;
@@ -82,6 +86,9 @@ const RETRY_FOR: Duration = Duration::from_secs(60);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
+    if let Some(plan) = &args.plan {
+        return crate::commands::plan::events(ctx, plan).await;
+    }
     let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MAX_LIMIT).contains(&limit) {
         return Err(Error::usage(format!(

@@ -647,6 +647,23 @@ pub async fn move_events<C: GenericClient>(
     rows.iter().map(super::model::Event::from_row).collect()
 }
 
+/// The job id → (destination, external_ref) of a plan's moved items.
+pub async fn moved_items<C: GenericClient>(
+    client: &C,
+    plan_id: &str,
+) -> Result<std::collections::HashMap<Uuid, (String, String)>> {
+    let rows = client
+        .query(
+            "SELECT job_id, destination, external_ref FROM plan_items
+             WHERE plan_id = $1 AND status = 'moved'",
+            &[&plan_id],
+        )
+        .await?;
+    rows.iter()
+        .map(|r| Ok((r.try_get(0)?, (r.try_get(1)?, r.try_get(2)?))))
+        .collect()
+}
+
 /// A refusal to apply or approve: exit 2, nothing moved.
 pub fn refuse(message: String, hint: &str) -> Error {
     Error::new(Code::Usage, message).hinted(hint.to_string())

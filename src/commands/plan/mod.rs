@@ -282,6 +282,20 @@ async fn discard(ctx: &Context, args: &ReasonArgs) -> Result<Exit> {
     Ok(Exit::Done)
 }
 
+/// `events --plan ID`: the plan's lifecycle and its moves, oldest first.
+pub async fn events(ctx: &Context, id: &str) -> Result<Exit> {
+    let id = check_id(id)?;
+    let db = ctx.db().await?;
+    plans::load(&**db, id).await?;
+    let lifecycle = plans::lifecycle(&**db, id).await?;
+    let moves = plans::move_events(&**db, id).await?;
+    let items = plans::moved_items(&**db, id).await?;
+    drop(db);
+    ctx.ui
+        .emit(&report::PlanEvents::new(lifecycle, moves, items))?;
+    Ok(Exit::Done)
+}
+
 /// `--job` arguments as typed.
 pub(crate) fn job_refs(jobs: &[JobRef]) -> Vec<String> {
     jobs.iter().map(|j| j.to_string()).collect()

@@ -271,3 +271,89 @@ impl Render for PlanList {
         Output::Data
     }
 }
+
+/// `events --plan ID`: `{"events": [...], "next_cursor": null}`, the plan's lifecycle records
+/// (with `plan_id`) and the events of its moves (every `job_events` column, with the job's
+/// destination and external_ref), oldest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanEvents {
+    events: Vec<serde_json::Value>,
+    next_cursor: Option<String>,
+}
+
+impl PlanEvents {
+    pub fn new(
+        lifecycle: Vec<crate::jobs::plans::PlanEvent>,
+        moves: Vec<crate::jobs::Event>,
+        items: std::collections::HashMap<uuid::Uuid, (String, String)>,
+    ) -> PlanEvents {
+        let mut all: Vec<(chrono::DateTime<chrono::Utc>, i64, serde_json::Value)> = lifecycle
+            .into_iter()
+            .map(|e| (e.at, e.id, serde_json::to_value(&e).unwrap_or_default()))
+            .collect();
+        for e in moves {
+            let mut v = serde_json::to_value(&e).unwrap_or_default();
+            if let (serde_json::Value::Object(o), Some((d, r))) = (&mut v, items.get(&e.job_id)) {
+                o.insert("destination".into(), d.clone().into());
+                o.insert("external_ref".into(), r.clone().into());
+            }
+            all.push((e.at, e.id, v));
+        }
+        all.sort_by_key(|e| (e.0, e.1));
+        PlanEvents {
+            events: all.into_iter().map(|(_, _, v)| v).collect(),
+            next_cursor: None,
+        }
+    }
+}
+
+impl Render for PlanEvents {
+    fn table(&self, ui: &Ui) -> String {
+        if self.events.is_empty() {
+            return "no events".into();
+        }
+        let mut t = Table::new(vec![
+            Column::new("AT"),
+            Column::new("ACTOR").truncate(8).priority(2),
+            Column::new("ACTION"),
+            Column::new("JOB").priority(1),
+            Column::new("MOVE").priority(1),
+            Column::new("REASON").truncate(10).priority(3),
+        ]);
+        let s = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or("").to_string();
+        for e in &self.events {
+            let at = s(e, "at").chars().take(19).collect::<String>() + "Z";
+            let (job, mv) = if e.get("job_id").is_some() {
+                (
+                    s(e, "job_id"),
+                    format!(
+                        "{} v{} → {} v{}",
+                        s(e, "from_state"),
+                        e["from_version"],
+                        s(e, "to_state"),
+                        e["to_version"]
+                    ),
+                )
+            } else {
+                (format!("plan {}", s(e, "plan_id")), String::new())
+            };
+            t.row(vec![
+                Cell::new(at),
+                Cell::new(crate::escape::escape(&s(e, "actor"))),
+                Cell::new(s(e, "action")),
+                Cell::new(job),
+                Cell::new(mv),
+                Cell::new(crate::escape::escape(&s(e, "reason"))),
+            ]);
+        }
+        t.render(ui)
+    }
+
+    fn output(&self) -> Output {
+        Output::Data
+    }
+
+    fn jsonl(&self) -> Vec<serde_json::Value> {
+        self.events.clone()
+    }
+}

@@ -182,6 +182,30 @@ async fn filters_select_exactly_the_jobs_and_nothing_moves_until_apply() {
     // Again: nothing more moves, exit 0.
     env.run(&["plan", "apply", &id, "--yes"]).expect(0);
     assert_eq!(total_events(&env).await, events_before + 2);
+
+    // events --plan: the lifecycle and the moves, oldest first.
+    let ev = env
+        .run(&["events", "--plan", &id, "-o", "json"])
+        .expect(0)
+        .json();
+    let list = ev["events"].as_array().unwrap();
+    let actions: Vec<&str> = list.iter().map(|e| e["action"].as_str().unwrap()).collect();
+    assert_eq!(
+        actions,
+        vec!["created", "apply", "mark_failed", "mark_failed", "applied"]
+    );
+    assert_eq!(list[0]["plan_id"], id.as_str());
+    assert_eq!(list[0]["reason"], "destination retired");
+    let moved = &list[2];
+    assert_eq!(moved["job_id"], p1.id.to_string());
+    assert_eq!(moved["destination"], "cms-a");
+    assert_eq!(moved["external_ref"], p1.external_ref.as_str());
+    assert_eq!(moved["evidence"]["plan"], id.as_str());
+    assert_eq!(list[4]["evidence"]["moved"], 2);
+    assert_eq!(ev["next_cursor"], Value::Null);
+    // --plan takes no other filter.
+    env.run(&["events", "--plan", &id, "--actor", "x"])
+        .expect(2);
     env.assert_invariants().await;
 }
 
