@@ -3205,7 +3205,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__reconcile)
-            opts="-y -o -q -v -W -h --destination --state --limit --concurrency --rps --apply --yes --max --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            opts="-y -o -q -v -W -h --destination --state --limit --concurrency --rps --apply --yes --max --save-plan --reason --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3232,6 +3232,10 @@ _reconctl() {
                     return 0
                     ;;
                 --max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -463,6 +463,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l limit -d
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l concurrency -d 'Lookups in flight at once' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l rps -d 'At most this many lookups a second (protect the CMS during its own incident)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l max -d 'Refuse (exit 2, nothing moved) when more than this many jobs would move' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l reason -d 'With --save-plan: why (recorded in the plans and in each move\'s event)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s o -l output -d 'Output format' -r -f -a "table\t''
@@ -476,6 +477,7 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l apply -d 'Perform the justified moves (else only print the plan)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s y -l yes -d 'Do not ask before applying; needed without a terminal'
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l save-plan -d 'Record the justified moves to accepted and to safe_to_retry as plans (one per target state) instead of applying them: review, approve and `plan apply` them (SPEC §8)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'

@@ -296,3 +296,78 @@ async fn judge(
         .collect()
         .await
 }
+
+/// `reconcile --save-plan`: the moves reconcile's lookups justify, recorded as plans instead
+/// of made: one plan per target state (accepted, safe_to_retry), its items the jobs at the
+/// versions the lookups saw, with the lookup as evidence and reconcile's action. Conflict
+/// verdicts are not an operator's move and are not saved (a plan settles; it does not mark
+/// conflicts); `reconcile` itself records those. Prints the plans (`{"plans": [...]}`).
+pub async fn save_reconciled(
+    ctx: &Context,
+    judged: Vec<(Job, crate::remote::Lookup, Option<crate::jobs::Action>)>,
+    reason: &str,
+    states: &[State],
+) -> Result<Exit> {
+    if reason.trim().is_empty() {
+        return Err(Error::usage("--reason must say why"));
+    }
+    let mut docs = Vec::new();
+    for target in [State::Accepted, State::SafeToRetry] {
+        let items: Vec<NewItem> = judged
+            .iter()
+            .filter(|(_, _, a)| a.is_some_and(|a| a.to() == target))
+            .map(|(job, lookup, action)| {
+                let mut evidence = json!({ "lookup": decide::lookup_json(lookup) });
+                if let [m] = lookup.matches.as_slice() {
+                    if target == State::Accepted {
+                        evidence["remote_id"] = Value::String(m.remote_id.clone());
+                    }
+                }
+                NewItem {
+                    job: job.clone(),
+                    action: action.expect("filtered"),
+                    refused: None,
+                    evidence: Some(evidence),
+                }
+            })
+            .collect();
+        if items.is_empty() {
+            continue;
+        }
+        let new = NewPlan {
+            actor: ctx.actor.clone(),
+            expires_in: super::expires(None),
+            target,
+            reason: reason.trim().to_string(),
+            filter: json!({
+                "reconcile": true,
+                "state": states.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+                "no_lookup": false,
+            }),
+            no_lookup: false,
+        };
+        let db = ctx.db().await?;
+        let xid = commit::begin(&**db).await?;
+        let made = async {
+            let id = plans::insert_plan(&**db, &new).await?;
+            for (i, chunk) in items.chunks(1000).enumerate() {
+                plans::insert_items(&**db, &id, 1 + (i * 1000) as i32, chunk).await?;
+            }
+            Ok::<_, Error>(id)
+        }
+        .await;
+        let id = match made {
+            Ok(id) => {
+                commit::commit(&**db, &xid, ctx.target()?).await?;
+                id
+            }
+            Err(e) => {
+                commit::rollback(&**db).await;
+                return Err(e);
+            }
+        };
+        docs.push(super::document(ctx, &**db, &id, ctx.ui.is_json()).await?);
+    }
+    ctx.ui.emit(&super::report::SavedPlans::new(docs))?;
+    Ok(Exit::Done)
+}

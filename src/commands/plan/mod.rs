@@ -296,6 +296,8 @@ pub async fn events(ctx: &Context, id: &str) -> Result<Exit> {
     Ok(Exit::Done)
 }
 
+pub use make::save_reconciled;
+
 /// `--job` arguments as typed.
 pub(crate) fn job_refs(jobs: &[JobRef]) -> Vec<String> {
     jobs.iter().map(|j| j.to_string()).collect()

@@ -357,3 +357,32 @@ impl Render for PlanEvents {
         self.events.clone()
     }
 }
+
+/// `reconcile --save-plan`: `{"plans": [{"plan", "items", "summary"}, ...]}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SavedPlans {
+    plans: Vec<PlanDoc>,
+}
+
+impl SavedPlans {
+    pub fn new(plans: Vec<PlanDoc>) -> SavedPlans {
+        SavedPlans { plans }
+    }
+}
+
+impl Render for SavedPlans {
+    fn table(&self, ui: &Ui) -> String {
+        if self.plans.is_empty() {
+            return "no move is justified: no plan saved".into();
+        }
+        self.plans
+            .iter()
+            .map(|d| d.table(ui))
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+
+    fn output(&self) -> Output {
+        Output::Report
+    }
+}

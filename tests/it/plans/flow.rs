@@ -648,3 +648,72 @@ async fn apply_asks_on_a_terminal_of_80_columns() {
     assert_eq!(env.job(a.id).await.state, State::Failed);
     assert_eq!(env.job(b.id).await.state, State::Failed);
 }
+
+/// `reconcile --save-plan`: the justified moves become plans (one per target state), nothing
+/// moves; applying them moves each job once with reconcile's action and the plan named.
+#[tokio::test]
+async fn reconcile_save_plan_records_the_justified_moves_as_plans() {
+    let env = TestEnv::new().await;
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
+    let unc = |a: &str| Seed::new(a).state(State::Uncertain).sent_ago(600);
+    let absent = env.seed(unc("a1")).await;
+    let present = env.seed(unc("a2")).await;
+    let recent = env
+        .seed(Seed::new("a3").state(State::Uncertain).sent_ago(5))
+        .await;
+    cms.answer(&present.external_ref, found("cms-2", &present.payload_hash))
+        .await;
+    let events = total_events(&env).await;
+    let out = env
+        .run(&[
+            "--config",
+            &cfg,
+            "reconcile",
+            "--save-plan",
+            "--reason",
+            "after the outage",
+            "-o",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    let plans = out["plans"].as_array().unwrap();
+    assert_eq!(plans.len(), 2, "{out}");
+    assert_eq!(plans[0]["plan"]["move"], "accepted");
+    assert_eq!(plans[0]["items"][0]["job_id"], present.id.to_string());
+    assert_eq!(plans[1]["plan"]["move"], "safe_to_retry");
+    assert_eq!(plans[1]["items"][0]["job_id"], absent.id.to_string());
+    assert_eq!(plans[1]["plan"]["reason"], "after the outage");
+    // Nothing moved; the job whose send has not settled is in no plan.
+    assert_eq!(total_events(&env).await, events);
+    for j in [&absent, &present, &recent] {
+        assert_eq!(&env.job(j.id).await, j);
+    }
+    // --save-plan does not go with --apply.
+    env.run(&[
+        "--config",
+        &cfg,
+        "reconcile",
+        "--save-plan",
+        "--apply",
+        "--yes",
+    ])
+    .expect(2);
+    for p in plans {
+        let id = p["plan"]["id"].as_str().unwrap();
+        env.run(&["--config", &cfg, "plan", "apply", id, "--yes"])
+            .expect(0);
+        assert_eq!(plan_events(&env, id).await, 1);
+    }
+    let now = env.job(present.id).await;
+    assert_eq!(now.state, State::Accepted);
+    assert_eq!(now.remote_id.as_deref(), Some("cms-2"));
+    assert_eq!(env.events(present.id).await[1].action, "reconcile_accepted");
+    assert_eq!(env.job(absent.id).await.state, State::SafeToRetry);
+    assert_eq!(
+        env.events(absent.id).await[1].action,
+        "reconcile_safe_to_retry"
+    );
+    assert_eq!(&env.job(recent.id).await, &recent);
+}
