@@ -664,6 +664,8 @@ async fn jobs_show_fits_every_width_and_its_commands_are_whole() {
       only from in_flight
     sweep_unsent → pending                   sweep      not now
       only from in_flight
+    redrive → safe_to_retry                  operator   not now
+      only from failed
     ");
     insta::assert_snapshot!(b, @"
     job 6ce568d4-075a-4d3c-b189-8d55d6202bbd (uncertain at version 1)
@@ -729,6 +731,8 @@ async fn jobs_show_fits_every_width_and_its_commands_are_whole() {
       only from in_flight
     sweep_unsent → pending                   sweep      not now
       only from in_flight
+    redrive → safe_to_retry                  operator   not now
+      only from failed
     ");
     insta::assert_snapshot!(c, @"
     job 6ce568d4-075a-4d3c-b189-8d55d6202bbd (uncertain at version 1)
@@ -778,6 +782,7 @@ async fn jobs_show_fits_every_width_and_its_commands_are_whole() {
     timed_out → uncertain                    worker     not now  only from in_flight
     sweep_sent → uncertain                   sweep      not now  only from in_flight
     sweep_unsent → pending                   sweep      not now  only from in_flight
+    redrive → safe_to_retry                  operator   not now  only from failed
     ");
     // The widest terminal shows what 120 columns do: nothing there is cut.
     assert_eq!(d, c);

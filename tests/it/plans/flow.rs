@@ -176,6 +176,16 @@ async fn filters_select_exactly_the_jobs_and_nothing_moves_until_apply() {
     }
     assert_eq!(total_events(&env).await, events_before + 2);
     assert_eq!(plan_events(&env, &id).await, 2);
+    // jobs show says where the last move came from.
+    let shown = env.run(&["jobs", "show", &p1.id.to_string()]).expect(0);
+    assert!(
+        shown
+            .stdout()
+            .replace("\n  ", " ")
+            .contains(&format!("its last move came from plan {id}")),
+        "{}",
+        shown.stdout()
+    );
     for j in [&young, &other_dest, &other_tenant, &accepted, &uncertain] {
         assert_eq!(&env.job(j.id).await, j);
     }
