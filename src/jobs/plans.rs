@@ -544,6 +544,8 @@ WITH input AS (
              WHERE e.job_id = p.job_id AND e.from_version = p.version AND e.evidence->>'plan' = $1
              ORDER BY e.id LIMIT 1) AS event_id
     FROM input i JOIN plan_items p ON p.plan_id = $1 AND p.seq = i.seq AND p.status = 'planned'
+    -- the batch's items by primary key, never a scan of the plan
+    WHERE p.seq = ANY($2::int[])
 )
 UPDATE plan_items p SET
     status = CASE WHEN f.event_id IS NOT NULL THEN 'moved' ELSE f.status END,
@@ -551,7 +553,7 @@ UPDATE plan_items p SET
     event_id = f.event_id,
     settled_at = now()
 FROM found f
-WHERE p.plan_id = $1 AND p.seq = f.seq AND p.status = 'planned'
+WHERE p.plan_id = $1 AND p.seq = f.seq AND p.status = 'planned' AND p.seq = ANY($2::int[])
   AND (f.event_id IS NOT NULL OR f.status <> 'planned')";
 
 pub async fn settle_items<C: GenericClient>(
