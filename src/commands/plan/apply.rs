@@ -41,7 +41,7 @@ pub struct Args {
 }
 
 /// Items per batch: a batch's moves are one statement and one transaction.
-const BATCH: i64 = 5000;
+const BATCH: i64 = 1000;
 /// Items per batch when each is looked up first (the lookups come before the transaction).
 const LOOKUP_BATCH: i64 = 100;
 
