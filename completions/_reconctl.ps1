@@ -49,6 +49,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('mark', 'mark', [CompletionResultType]::ParameterValue, 'Settle a job by hand: accepted, safe-to-retry or failed')
             [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Sweep expired leases (for cron)')
             [CompletionResult]::new('reconcile', 'reconcile', [CompletionResultType]::ParameterValue, 'Look up every uncertain job and plan (or apply) the justified moves')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Bulk moves by filter: record a plan, review and approve it, apply it exactly as reviewed')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it')
             [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'Prometheus text exposition of counts and oldest ages')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'For cron and alerting: exit 5 when thresholds are exceeded')
@@ -595,6 +596,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Lookups in flight at once')
             [CompletionResult]::new('--rps', '--rps', [CompletionResultType]::ParameterName, 'At most this many lookups a second (protect the CMS during its own incident)')
             [CompletionResult]::new('--max', '--max', [CompletionResultType]::ParameterName, 'Refuse (exit 2, nothing moved) when more than this many jobs would move')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'With --save-plan: why (recorded in the plans and in each move''s event)')
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
@@ -606,6 +608,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--apply', '--apply', [CompletionResultType]::ParameterName, 'Perform the justified moves (else only print the plan)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask before applying; needed without a terminal')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask before applying; needed without a terminal')
+            [CompletionResult]::new('--save-plan', '--save-plan', [CompletionResultType]::ParameterName, 'Record the justified moves to accepted and to safe_to_retry as plans (one per target state) instead of applying them: review, approve and `plan apply` them (SPEC §8)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
@@ -615,6 +618,318 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;plan' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('mark', 'mark', [CompletionResultType]::ParameterValue, 'Record a plan: the jobs a filter (or --job) selects and the move each would make; nothing moves')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The plans, newest first, with their status')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One plan: every item with its status (planned, moved, skipped (why), refused (why))')
+            [CompletionResult]::new('approve', 'approve', [CompletionResultType]::ParameterValue, 'Approve a plan (by someone other than its creator; counts toward `[plans] approvals`)')
+            [CompletionResult]::new('discard', 'discard', [CompletionResultType]::ParameterValue, 'Discard a plan: it can no longer be applied')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply a plan: one guarded move per item at the version seen; resumable')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;plan;mark' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'Plan uncertain/conflict/safe_to_retry → accepted (the destination has it; looked up now and at apply)')
+            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'Plan uncertain/conflict → safe_to_retry, and failed → safe_to_retry (redrive); looked up now and at apply')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Plan pending/safe_to_retry/uncertain/conflict → failed (give up)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;plan;mark;accepted' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (recorded in the plan, and in each move''s event when it is applied)')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Only jobs in this state (repeatable; default: every state the move leaves)')
+            [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'Only jobs for this destination')
+            [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only jobs of this tenant')
+            [CompletionResult]::new('--article', '--article', [CompletionResultType]::ParameterName, 'Only jobs of this article')
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only jobs that have been in their current state longer than this')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many jobs (the oldest first)')
+            [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'This job (repeatable; instead of the filters)')
+            [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'How long the plan may be applied (default 24h)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Lookups in flight at once')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--no-lookup', '--no-lookup', [CompletionResultType]::ParameterName, 'Do not ask the destination (now or at apply); recorded in the plan and in every event')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;plan;mark;safe-to-retry' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (recorded in the plan, and in each move''s event when it is applied)')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Only jobs in this state (repeatable; default: every state the move leaves)')
+            [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'Only jobs for this destination')
+            [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only jobs of this tenant')
+            [CompletionResult]::new('--article', '--article', [CompletionResultType]::ParameterName, 'Only jobs of this article')
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only jobs that have been in their current state longer than this')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many jobs (the oldest first)')
+            [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'This job (repeatable; instead of the filters)')
+            [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'How long the plan may be applied (default 24h)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Lookups in flight at once')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--no-lookup', '--no-lookup', [CompletionResultType]::ParameterName, 'Do not ask the destination (now or at apply); recorded in the plan and in every event')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;plan;mark;failed' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (recorded in the plan, and in each move''s event when it is applied)')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Only jobs in this state (repeatable; default: every state the move leaves)')
+            [CompletionResult]::new('--destination', '--destination', [CompletionResultType]::ParameterName, 'Only jobs for this destination')
+            [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only jobs of this tenant')
+            [CompletionResult]::new('--article', '--article', [CompletionResultType]::ParameterName, 'Only jobs of this article')
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only jobs that have been in their current state longer than this')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many jobs (the oldest first)')
+            [CompletionResult]::new('--job', '--job', [CompletionResultType]::ParameterName, 'This job (repeatable; instead of the filters)')
+            [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'How long the plan may be applied (default 24h)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Lookups in flight at once')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--no-lookup', '--no-lookup', [CompletionResultType]::ParameterName, 'Do not ask the destination (now or at apply); recorded in the plan and in every event')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;plan;mark;help' {
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'Plan uncertain/conflict/safe_to_retry → accepted (the destination has it; looked up now and at apply)')
+            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'Plan uncertain/conflict → safe_to_retry, and failed → safe_to_retry (redrive); looked up now and at apply')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Plan pending/safe_to_retry/uncertain/conflict → failed (give up)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;plan;mark;help;accepted' {
+            break
+        }
+        'reconctl;plan;mark;help;safe-to-retry' {
+            break
+        }
+        'reconctl;plan;mark;help;failed' {
+            break
+        }
+        'reconctl;plan;mark;help;help' {
+            break
+        }
+        'reconctl;plan;list' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many plans')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;plan;show' {
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;plan;approve' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (recorded in the plan''s lifecycle)')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;plan;discard' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (recorded in the plan''s lifecycle)')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;plan;apply' {
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Lookups in flight at once')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]')
+            [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask; needed without a terminal')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask; needed without a terminal')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')
+            [CompletionResult]::new('-W', '-W ', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'reconctl;plan;help' {
+            [CompletionResult]::new('mark', 'mark', [CompletionResultType]::ParameterValue, 'Record a plan: the jobs a filter (or --job) selects and the move each would make; nothing moves')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The plans, newest first, with their status')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One plan: every item with its status (planned, moved, skipped (why), refused (why))')
+            [CompletionResult]::new('approve', 'approve', [CompletionResultType]::ParameterValue, 'Approve a plan (by someone other than its creator; counts toward `[plans] approvals`)')
+            [CompletionResult]::new('discard', 'discard', [CompletionResultType]::ParameterValue, 'Discard a plan: it can no longer be applied')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply a plan: one guarded move per item at the version seen; resumable')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'reconctl;plan;help;mark' {
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'Plan uncertain/conflict/safe_to_retry → accepted (the destination has it; looked up now and at apply)')
+            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'Plan uncertain/conflict → safe_to_retry, and failed → safe_to_retry (redrive); looked up now and at apply')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Plan pending/safe_to_retry/uncertain/conflict → failed (give up)')
+            break
+        }
+        'reconctl;plan;help;mark;accepted' {
+            break
+        }
+        'reconctl;plan;help;mark;safe-to-retry' {
+            break
+        }
+        'reconctl;plan;help;mark;failed' {
+            break
+        }
+        'reconctl;plan;help;list' {
+            break
+        }
+        'reconctl;plan;help;show' {
+            break
+        }
+        'reconctl;plan;help;approve' {
+            break
+        }
+        'reconctl;plan;help;discard' {
+            break
+        }
+        'reconctl;plan;help;apply' {
+            break
+        }
+        'reconctl;plan;help;help' {
             break
         }
         'reconctl;events' {
@@ -628,6 +943,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Only the newest N events that match (1 to 10000), still printed oldest first, like `journalctl -n`; with --follow, these and then the new ones')
             [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'Continue after the last event of a previous page (its `next_cursor`)')
             [CompletionResult]::new('--archive', '--archive', [CompletionResultType]::ParameterName, 'Read the events of this archive (`events archive`) instead of the database, with the same filters and output; its checksum is verified first')
+            [CompletionResult]::new('--plan', '--plan', [CompletionResultType]::ParameterName, 'Only this plan''s lifecycle (created, approved, apply, applied, discarded) and its moves (`reconctl plan`)')
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
@@ -899,6 +1215,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('mark', 'mark', [CompletionResultType]::ParameterValue, 'Settle a job by hand: accepted, safe-to-retry or failed')
             [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Sweep expired leases (for cron)')
             [CompletionResult]::new('reconcile', 'reconcile', [CompletionResultType]::ParameterValue, 'Look up every uncertain job and plan (or apply) the justified moves')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Bulk moves by filter: record a plan, review and approve it, apply it exactly as reviewed')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it')
             [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'Prometheus text exposition of counts and oldest ages')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'For cron and alerting: exit 5 when thresholds are exceeded')
@@ -976,6 +1293,45 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             break
         }
         'reconctl;help;reconcile' {
+            break
+        }
+        'reconctl;help;plan' {
+            [CompletionResult]::new('mark', 'mark', [CompletionResultType]::ParameterValue, 'Record a plan: the jobs a filter (or --job) selects and the move each would make; nothing moves')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The plans, newest first, with their status')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One plan: every item with its status (planned, moved, skipped (why), refused (why))')
+            [CompletionResult]::new('approve', 'approve', [CompletionResultType]::ParameterValue, 'Approve a plan (by someone other than its creator; counts toward `[plans] approvals`)')
+            [CompletionResult]::new('discard', 'discard', [CompletionResultType]::ParameterValue, 'Discard a plan: it can no longer be applied')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply a plan: one guarded move per item at the version seen; resumable')
+            break
+        }
+        'reconctl;help;plan;mark' {
+            [CompletionResult]::new('accepted', 'accepted', [CompletionResultType]::ParameterValue, 'Plan uncertain/conflict/safe_to_retry → accepted (the destination has it; looked up now and at apply)')
+            [CompletionResult]::new('safe-to-retry', 'safe-to-retry', [CompletionResultType]::ParameterValue, 'Plan uncertain/conflict → safe_to_retry, and failed → safe_to_retry (redrive); looked up now and at apply')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Plan pending/safe_to_retry/uncertain/conflict → failed (give up)')
+            break
+        }
+        'reconctl;help;plan;mark;accepted' {
+            break
+        }
+        'reconctl;help;plan;mark;safe-to-retry' {
+            break
+        }
+        'reconctl;help;plan;mark;failed' {
+            break
+        }
+        'reconctl;help;plan;list' {
+            break
+        }
+        'reconctl;help;plan;show' {
+            break
+        }
+        'reconctl;help;plan;approve' {
+            break
+        }
+        'reconctl;help;plan;discard' {
+            break
+        }
+        'reconctl;help;plan;apply' {
             break
         }
         'reconctl;help;events' {

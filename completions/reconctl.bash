@@ -43,6 +43,9 @@ _reconctl() {
             reconctl,migrate)
                 cmd="reconctl__subcmd__migrate"
                 ;;
+            reconctl,plan)
+                cmd="reconctl__subcmd__plan"
+                ;;
             reconctl,reconcile)
                 cmd="reconctl__subcmd__reconcile"
                 ;;
@@ -130,6 +133,9 @@ _reconctl() {
             reconctl__subcmd__help,migrate)
                 cmd="reconctl__subcmd__help__subcmd__migrate"
                 ;;
+            reconctl__subcmd__help,plan)
+                cmd="reconctl__subcmd__help__subcmd__plan"
+                ;;
             reconctl__subcmd__help,reconcile)
                 cmd="reconctl__subcmd__help__subcmd__reconcile"
                 ;;
@@ -189,6 +195,33 @@ _reconctl() {
                 ;;
             reconctl__subcmd__help__subcmd__migrate,status)
                 cmd="reconctl__subcmd__help__subcmd__migrate__subcmd__status"
+                ;;
+            reconctl__subcmd__help__subcmd__plan,apply)
+                cmd="reconctl__subcmd__help__subcmd__plan__subcmd__apply"
+                ;;
+            reconctl__subcmd__help__subcmd__plan,approve)
+                cmd="reconctl__subcmd__help__subcmd__plan__subcmd__approve"
+                ;;
+            reconctl__subcmd__help__subcmd__plan,discard)
+                cmd="reconctl__subcmd__help__subcmd__plan__subcmd__discard"
+                ;;
+            reconctl__subcmd__help__subcmd__plan,list)
+                cmd="reconctl__subcmd__help__subcmd__plan__subcmd__list"
+                ;;
+            reconctl__subcmd__help__subcmd__plan,mark)
+                cmd="reconctl__subcmd__help__subcmd__plan__subcmd__mark"
+                ;;
+            reconctl__subcmd__help__subcmd__plan,show)
+                cmd="reconctl__subcmd__help__subcmd__plan__subcmd__show"
+                ;;
+            reconctl__subcmd__help__subcmd__plan__subcmd__mark,accepted)
+                cmd="reconctl__subcmd__help__subcmd__plan__subcmd__mark__subcmd__accepted"
+                ;;
+            reconctl__subcmd__help__subcmd__plan__subcmd__mark,failed)
+                cmd="reconctl__subcmd__help__subcmd__plan__subcmd__mark__subcmd__failed"
+                ;;
+            reconctl__subcmd__help__subcmd__plan__subcmd__mark,safe-to-retry)
+                cmd="reconctl__subcmd__help__subcmd__plan__subcmd__mark__subcmd__safe__subcmd__to__subcmd__retry"
                 ;;
             reconctl__subcmd__help__subcmd__remote,lookup)
                 cmd="reconctl__subcmd__help__subcmd__remote__subcmd__lookup"
@@ -268,6 +301,81 @@ _reconctl() {
             reconctl__subcmd__migrate__subcmd__help,status)
                 cmd="reconctl__subcmd__migrate__subcmd__help__subcmd__status"
                 ;;
+            reconctl__subcmd__plan,apply)
+                cmd="reconctl__subcmd__plan__subcmd__apply"
+                ;;
+            reconctl__subcmd__plan,approve)
+                cmd="reconctl__subcmd__plan__subcmd__approve"
+                ;;
+            reconctl__subcmd__plan,discard)
+                cmd="reconctl__subcmd__plan__subcmd__discard"
+                ;;
+            reconctl__subcmd__plan,help)
+                cmd="reconctl__subcmd__plan__subcmd__help"
+                ;;
+            reconctl__subcmd__plan,list)
+                cmd="reconctl__subcmd__plan__subcmd__list"
+                ;;
+            reconctl__subcmd__plan,mark)
+                cmd="reconctl__subcmd__plan__subcmd__mark"
+                ;;
+            reconctl__subcmd__plan,show)
+                cmd="reconctl__subcmd__plan__subcmd__show"
+                ;;
+            reconctl__subcmd__plan__subcmd__help,apply)
+                cmd="reconctl__subcmd__plan__subcmd__help__subcmd__apply"
+                ;;
+            reconctl__subcmd__plan__subcmd__help,approve)
+                cmd="reconctl__subcmd__plan__subcmd__help__subcmd__approve"
+                ;;
+            reconctl__subcmd__plan__subcmd__help,discard)
+                cmd="reconctl__subcmd__plan__subcmd__help__subcmd__discard"
+                ;;
+            reconctl__subcmd__plan__subcmd__help,help)
+                cmd="reconctl__subcmd__plan__subcmd__help__subcmd__help"
+                ;;
+            reconctl__subcmd__plan__subcmd__help,list)
+                cmd="reconctl__subcmd__plan__subcmd__help__subcmd__list"
+                ;;
+            reconctl__subcmd__plan__subcmd__help,mark)
+                cmd="reconctl__subcmd__plan__subcmd__help__subcmd__mark"
+                ;;
+            reconctl__subcmd__plan__subcmd__help,show)
+                cmd="reconctl__subcmd__plan__subcmd__help__subcmd__show"
+                ;;
+            reconctl__subcmd__plan__subcmd__help__subcmd__mark,accepted)
+                cmd="reconctl__subcmd__plan__subcmd__help__subcmd__mark__subcmd__accepted"
+                ;;
+            reconctl__subcmd__plan__subcmd__help__subcmd__mark,failed)
+                cmd="reconctl__subcmd__plan__subcmd__help__subcmd__mark__subcmd__failed"
+                ;;
+            reconctl__subcmd__plan__subcmd__help__subcmd__mark,safe-to-retry)
+                cmd="reconctl__subcmd__plan__subcmd__help__subcmd__mark__subcmd__safe__subcmd__to__subcmd__retry"
+                ;;
+            reconctl__subcmd__plan__subcmd__mark,accepted)
+                cmd="reconctl__subcmd__plan__subcmd__mark__subcmd__accepted"
+                ;;
+            reconctl__subcmd__plan__subcmd__mark,failed)
+                cmd="reconctl__subcmd__plan__subcmd__mark__subcmd__failed"
+                ;;
+            reconctl__subcmd__plan__subcmd__mark,help)
+                cmd="reconctl__subcmd__plan__subcmd__mark__subcmd__help"
+                ;;
+            reconctl__subcmd__plan__subcmd__mark,safe-to-retry)
+                cmd="reconctl__subcmd__plan__subcmd__mark__subcmd__safe__subcmd__to__subcmd__retry"
+                ;;
+            reconctl__subcmd__plan__subcmd__mark__subcmd__help,accepted)
+                cmd="reconctl__subcmd__plan__subcmd__mark__subcmd__help__subcmd__accepted"
+                ;;
+            reconctl__subcmd__plan__subcmd__mark__subcmd__help,failed)
+                cmd="reconctl__subcmd__plan__subcmd__mark__subcmd__help__subcmd__failed"
+                ;;
+            reconctl__subcmd__plan__subcmd__mark__subcmd__help,help)
+                cmd="reconctl__subcmd__plan__subcmd__mark__subcmd__help__subcmd__help"
+                ;;
+            reconctl__subcmd__plan__subcmd__mark__subcmd__help,safe-to-retry)
+                cmd="reconctl__subcmd__plan__subcmd__mark__subcmd__help__subcmd__safe__subcmd__to__subcmd__retry"
+                ;;
             reconctl__subcmd__remote,help)
                 cmd="reconctl__subcmd__remote__subcmd__help"
                 ;;
@@ -299,7 +407,7 @@ _reconctl() {
 
     case "${cmd}" in
         reconctl)
-            opts="-o -q -v -W -h -V --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help --version migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help"
+            opts="-o -q -v -W -h -V --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help --version migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -735,7 +843,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__events)
-            opts="-f -o -q -v -W -h --job --destination --actor --action --since --until --limit --last --cursor --follow --archive --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help archive prune help"
+            opts="-f -o -q -v -W -h --job --destination --actor --action --since --until --limit --last --cursor --follow --archive --plan --database-url --config --output --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help archive prune help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -754,7 +862,7 @@ _reconctl() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -W "reserve claim renew mark_sent complete fail timed_out sweep_unsent sweep_sent mark_accepted mark_safe_to_retry mark_failed reconcile_accepted reconcile_safe_to_retry reconcile_conflict pause repause resume expire" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "reserve claim renew mark_sent complete fail timed_out sweep_unsent sweep_sent mark_accepted mark_safe_to_retry mark_failed reconcile_accepted reconcile_safe_to_retry reconcile_conflict redrive pause repause resume expire" -- "${cur}"))
                     return 0
                     ;;
                 --since)
@@ -778,6 +886,10 @@ _reconctl() {
                     return 0
                     ;;
                 --archive)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plan)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -969,7 +1081,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__help)
-            opts="migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help"
+            opts="migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1291,6 +1403,146 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__help__subcmd__migrate__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__plan)
+            opts="mark list show approve discard apply"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__plan__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__plan__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__plan__subcmd__discard)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__plan__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__plan__subcmd__mark)
+            opts="accepted safe-to-retry failed"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__plan__subcmd__mark__subcmd__accepted)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__plan__subcmd__mark__subcmd__failed)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__plan__subcmd__mark__subcmd__safe__subcmd__to__subcmd__retry)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__help__subcmd__plan__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2340,8 +2592,828 @@ _reconctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        reconctl__subcmd__plan)
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help mark list show approve discard apply help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__apply)
+            opts="-y -o -q -v -W -h --yes --concurrency --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__approve)
+            opts="-o -q -v -W -h --reason --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__discard)
+            opts="-o -q -v -W -h --reason --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__help)
+            opts="mark list show approve discard apply help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__help__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__help__subcmd__discard)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__help__subcmd__mark)
+            opts="accepted safe-to-retry failed"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__help__subcmd__mark__subcmd__accepted)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__help__subcmd__mark__subcmd__failed)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__help__subcmd__mark__subcmd__safe__subcmd__to__subcmd__retry)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__list)
+            opts="-o -q -v -W -h --limit --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__mark)
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help accepted safe-to-retry failed help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__mark__subcmd__accepted)
+            opts="-o -q -v -W -h --reason --state --destination --tenant --article --older-than --limit --job --expires --no-lookup --concurrency --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -W "pending in_flight uncertain accepted safe_to_retry failed conflict" -- "${cur}"))
+                    return 0
+                    ;;
+                --destination)
+                    COMPREPLY=($(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --tenant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --article)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --job)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expires)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__mark__subcmd__failed)
+            opts="-o -q -v -W -h --reason --state --destination --tenant --article --older-than --limit --job --expires --no-lookup --concurrency --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -W "pending in_flight uncertain accepted safe_to_retry failed conflict" -- "${cur}"))
+                    return 0
+                    ;;
+                --destination)
+                    COMPREPLY=($(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --tenant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --article)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --job)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expires)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__mark__subcmd__help)
+            opts="accepted safe-to-retry failed help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__mark__subcmd__help__subcmd__accepted)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__mark__subcmd__help__subcmd__failed)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__mark__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__mark__subcmd__help__subcmd__safe__subcmd__to__subcmd__retry)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__mark__subcmd__safe__subcmd__to__subcmd__retry)
+            opts="-o -q -v -W -h --reason --state --destination --tenant --article --older-than --limit --job --expires --no-lookup --concurrency --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -W "pending in_flight uncertain accepted safe_to_retry failed conflict" -- "${cur}"))
+                    return 0
+                    ;;
+                --destination)
+                    COMPREPLY=($(compgen -W "$(reconctl __complete destinations 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --tenant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --article)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --job)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expires)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        reconctl__subcmd__plan__subcmd__show)
+            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --statement-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         reconctl__subcmd__reconcile)
-            opts="-y -o -q -v -W -h --destination --state --limit --concurrency --rps --apply --yes --max --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            opts="-y -o -q -v -W -h --destination --state --limit --concurrency --rps --apply --yes --max --save-plan --reason --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2368,6 +3440,10 @@ _reconctl() {
                     return 0
                     ;;
                 --max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

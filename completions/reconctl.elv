@@ -46,6 +46,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand mark 'Settle a job by hand: accepted, safe-to-retry or failed'
             cand sweep 'Sweep expired leases (for cron)'
             cand reconcile 'Look up every uncertain job and plan (or apply) the justified moves'
+            cand plan 'Bulk moves by filter: record a plan, review and approve it, apply it exactly as reviewed'
             cand events 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it'
             cand metrics 'Prometheus text exposition of counts and oldest ages'
             cand check 'For cron and alerting: exit 5 when thresholds are exceeded'
@@ -551,6 +552,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --concurrency 'Lookups in flight at once'
             cand --rps 'At most this many lookups a second (protect the CMS during its own incident)'
             cand --max 'Refuse (exit 2, nothing moved) when more than this many jobs would move'
+            cand --reason 'With --save-plan: why (recorded in the plans and in each move''s event)'
             cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
@@ -562,6 +564,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --apply 'Perform the justified moves (else only print the plan)'
             cand -y 'Do not ask before applying; needed without a terminal'
             cand --yes 'Do not ask before applying; needed without a terminal'
+            cand --save-plan 'Record the justified moves to accepted and to safe_to_retry as plans (one per target state) instead of applying them: review, approve and `plan apply` them (SPEC §8)'
             cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
             cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
@@ -571,6 +574,292 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
             cand -h 'Print help'
             cand --help 'Print help'
+        }
+        &'reconctl;plan'= {
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand mark 'Record a plan: the jobs a filter (or --job) selects and the move each would make; nothing moves'
+            cand list 'The plans, newest first, with their status'
+            cand show 'One plan: every item with its status (planned, moved, skipped (why), refused (why))'
+            cand approve 'Approve a plan (by someone other than its creator; counts toward `[plans] approvals`)'
+            cand discard 'Discard a plan: it can no longer be applied'
+            cand apply 'Apply a plan: one guarded move per item at the version seen; resumable'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;plan;mark'= {
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand accepted 'Plan uncertain/conflict/safe_to_retry → accepted (the destination has it; looked up now and at apply)'
+            cand safe-to-retry 'Plan uncertain/conflict → safe_to_retry, and failed → safe_to_retry (redrive); looked up now and at apply'
+            cand failed 'Plan pending/safe_to_retry/uncertain/conflict → failed (give up)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;plan;mark;accepted'= {
+            cand --reason 'Why (recorded in the plan, and in each move''s event when it is applied)'
+            cand --state 'Only jobs in this state (repeatable; default: every state the move leaves)'
+            cand --destination 'Only jobs for this destination'
+            cand --tenant 'Only jobs of this tenant'
+            cand --article 'Only jobs of this article'
+            cand --older-than 'Only jobs that have been in their current state longer than this'
+            cand --limit 'At most this many jobs (the oldest first)'
+            cand --job 'This job (repeatable; instead of the filters)'
+            cand --expires 'How long the plan may be applied (default 24h)'
+            cand --concurrency 'Lookups in flight at once'
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --no-lookup 'Do not ask the destination (now or at apply); recorded in the plan and in every event'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;plan;mark;safe-to-retry'= {
+            cand --reason 'Why (recorded in the plan, and in each move''s event when it is applied)'
+            cand --state 'Only jobs in this state (repeatable; default: every state the move leaves)'
+            cand --destination 'Only jobs for this destination'
+            cand --tenant 'Only jobs of this tenant'
+            cand --article 'Only jobs of this article'
+            cand --older-than 'Only jobs that have been in their current state longer than this'
+            cand --limit 'At most this many jobs (the oldest first)'
+            cand --job 'This job (repeatable; instead of the filters)'
+            cand --expires 'How long the plan may be applied (default 24h)'
+            cand --concurrency 'Lookups in flight at once'
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --no-lookup 'Do not ask the destination (now or at apply); recorded in the plan and in every event'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;plan;mark;failed'= {
+            cand --reason 'Why (recorded in the plan, and in each move''s event when it is applied)'
+            cand --state 'Only jobs in this state (repeatable; default: every state the move leaves)'
+            cand --destination 'Only jobs for this destination'
+            cand --tenant 'Only jobs of this tenant'
+            cand --article 'Only jobs of this article'
+            cand --older-than 'Only jobs that have been in their current state longer than this'
+            cand --limit 'At most this many jobs (the oldest first)'
+            cand --job 'This job (repeatable; instead of the filters)'
+            cand --expires 'How long the plan may be applied (default 24h)'
+            cand --concurrency 'Lookups in flight at once'
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --no-lookup 'Do not ask the destination (now or at apply); recorded in the plan and in every event'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;plan;mark;help'= {
+            cand accepted 'Plan uncertain/conflict/safe_to_retry → accepted (the destination has it; looked up now and at apply)'
+            cand safe-to-retry 'Plan uncertain/conflict → safe_to_retry, and failed → safe_to_retry (redrive); looked up now and at apply'
+            cand failed 'Plan pending/safe_to_retry/uncertain/conflict → failed (give up)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;plan;mark;help;accepted'= {
+        }
+        &'reconctl;plan;mark;help;safe-to-retry'= {
+        }
+        &'reconctl;plan;mark;help;failed'= {
+        }
+        &'reconctl;plan;mark;help;help'= {
+        }
+        &'reconctl;plan;list'= {
+            cand --limit 'At most this many plans'
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;plan;show'= {
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;plan;approve'= {
+            cand --reason 'Why (recorded in the plan''s lifecycle)'
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;plan;discard'= {
+            cand --reason 'Why (recorded in the plan''s lifecycle)'
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;plan;apply'= {
+            cand --concurrency 'Lookups in flight at once'
+            cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
+            cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --actor 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]'
+            cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
+            cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
+            cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand -y 'Do not ask; needed without a terminal'
+            cand --yes 'Do not ask; needed without a terminal'
+            cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+            cand -v 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand --verbose 'Say more (e.g. `check` prints its findings even when healthy)'
+            cand -W 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --password 'Ask for the database password on the terminal when none is found (psql''s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+            cand --read-only 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'reconctl;plan;help'= {
+            cand mark 'Record a plan: the jobs a filter (or --job) selects and the move each would make; nothing moves'
+            cand list 'The plans, newest first, with their status'
+            cand show 'One plan: every item with its status (planned, moved, skipped (why), refused (why))'
+            cand approve 'Approve a plan (by someone other than its creator; counts toward `[plans] approvals`)'
+            cand discard 'Discard a plan: it can no longer be applied'
+            cand apply 'Apply a plan: one guarded move per item at the version seen; resumable'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'reconctl;plan;help;mark'= {
+            cand accepted 'Plan uncertain/conflict/safe_to_retry → accepted (the destination has it; looked up now and at apply)'
+            cand safe-to-retry 'Plan uncertain/conflict → safe_to_retry, and failed → safe_to_retry (redrive); looked up now and at apply'
+            cand failed 'Plan pending/safe_to_retry/uncertain/conflict → failed (give up)'
+        }
+        &'reconctl;plan;help;mark;accepted'= {
+        }
+        &'reconctl;plan;help;mark;safe-to-retry'= {
+        }
+        &'reconctl;plan;help;mark;failed'= {
+        }
+        &'reconctl;plan;help;list'= {
+        }
+        &'reconctl;plan;help;show'= {
+        }
+        &'reconctl;plan;help;approve'= {
+        }
+        &'reconctl;plan;help;discard'= {
+        }
+        &'reconctl;plan;help;apply'= {
+        }
+        &'reconctl;plan;help;help'= {
         }
         &'reconctl;events'= {
             cand --job 'Only the events of this job (its id, a unique prefix of it, or its external_ref)'
@@ -583,6 +872,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --last 'Only the newest N events that match (1 to 10000), still printed oldest first, like `journalctl -n`; with --follow, these and then the new ones'
             cand --cursor 'Continue after the last event of a previous page (its `next_cursor`)'
             cand --archive 'Read the events of this archive (`events archive`) instead of the database, with the same filters and output; its checksum is verified first'
+            cand --plan 'Only this plan''s lifecycle (created, approved, apply, applied, discarded) and its moves (`reconctl plan`)'
             cand --database-url 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq''s PG* variables, service file, ~/.pgpass]'
             cand --config 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]'
             cand -o 'Output format'
@@ -835,6 +1125,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand mark 'Settle a job by hand: accepted, safe-to-retry or failed'
             cand sweep 'Sweep expired leases (for cron)'
             cand reconcile 'Look up every uncertain job and plan (or apply) the justified moves'
+            cand plan 'Bulk moves by filter: record a plan, review and approve it, apply it exactly as reviewed'
             cand events 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it'
             cand metrics 'Prometheus text exposition of counts and oldest ages'
             cand check 'For cron and alerting: exit 5 when thresholds are exceeded'
@@ -892,6 +1183,35 @@ set edit:completion:arg-completer[reconctl] = {|@words|
         &'reconctl;help;sweep;leases'= {
         }
         &'reconctl;help;reconcile'= {
+        }
+        &'reconctl;help;plan'= {
+            cand mark 'Record a plan: the jobs a filter (or --job) selects and the move each would make; nothing moves'
+            cand list 'The plans, newest first, with their status'
+            cand show 'One plan: every item with its status (planned, moved, skipped (why), refused (why))'
+            cand approve 'Approve a plan (by someone other than its creator; counts toward `[plans] approvals`)'
+            cand discard 'Discard a plan: it can no longer be applied'
+            cand apply 'Apply a plan: one guarded move per item at the version seen; resumable'
+        }
+        &'reconctl;help;plan;mark'= {
+            cand accepted 'Plan uncertain/conflict/safe_to_retry → accepted (the destination has it; looked up now and at apply)'
+            cand safe-to-retry 'Plan uncertain/conflict → safe_to_retry, and failed → safe_to_retry (redrive); looked up now and at apply'
+            cand failed 'Plan pending/safe_to_retry/uncertain/conflict → failed (give up)'
+        }
+        &'reconctl;help;plan;mark;accepted'= {
+        }
+        &'reconctl;help;plan;mark;safe-to-retry'= {
+        }
+        &'reconctl;help;plan;mark;failed'= {
+        }
+        &'reconctl;help;plan;list'= {
+        }
+        &'reconctl;help;plan;show'= {
+        }
+        &'reconctl;help;plan;approve'= {
+        }
+        &'reconctl;help;plan;discard'= {
+        }
+        &'reconctl;help;plan;apply'= {
         }
         &'reconctl;help;events'= {
             cand archive 'Write every event of the months before MONTH to one compressed file (JSON lines, a manifest first) and record the archive'

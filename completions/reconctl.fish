@@ -56,6 +56,7 @@ complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "remote" -d 'Ask a
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "mark" -d 'Settle a job by hand: accepted, safe-to-retry or failed'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "sweep" -d 'Sweep expired leases (for cron)'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "reconcile" -d 'Look up every uncertain job and plan (or apply) the justified moves'
+complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "plan" -d 'Bulk moves by filter: record a plan, review and approve it, apply it exactly as reviewed'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "events" -d 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
 complete -c reconctl -n "__fish_reconctl_needs_command" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
@@ -462,6 +463,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l limit -d
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l concurrency -d 'Lookups in flight at once' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l rps -d 'At most this many lookups a second (protect the CMS during its own incident)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l max -d 'Refuse (exit 2, nothing moved) when more than this many jobs would move' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l reason -d 'With --save-plan: why (recorded in the plans and in each move\'s event)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s o -l output -d 'Output format' -r -f -a "table\t''
@@ -475,11 +477,147 @@ always\t''
 never\t''"
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l apply -d 'Perform the justified moves (else only print the plan)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s y -l yes -d 'Do not ask before applying; needed without a terminal'
+complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l save-plan -d 'Record the justified moves to accepted and to safe_to_retry as plans (one per target state) instead of applying them: review, approve and `plan apply` them (SPEC §8)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
 complete -c reconctl -n "__fish_reconctl_using_subcommand reconcile" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -f -a "mark" -d 'Record a plan: the jobs a filter (or --job) selects and the move each would make; nothing moves'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -f -a "list" -d 'The plans, newest first, with their status'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -f -a "show" -d 'One plan: every item with its status (planned, moved, skipped (why), refused (why))'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -f -a "approve" -d 'Approve a plan (by someone other than its creator; counts toward `[plans] approvals`)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -f -a "discard" -d 'Discard a plan: it can no longer be applied'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -f -a "apply" -d 'Apply a plan: one guarded move per item at the version seen; resumable'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and not __fish_seen_subcommand_from mark list show approve discard apply help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -f -a "accepted" -d 'Plan uncertain/conflict/safe_to_retry → accepted (the destination has it; looked up now and at apply)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -f -a "safe-to-retry" -d 'Plan uncertain/conflict → safe_to_retry, and failed → safe_to_retry (redrive); looked up now and at apply'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -f -a "failed" -d 'Plan pending/safe_to_retry/uncertain/conflict → failed (give up)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from mark" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -l limit -d 'At most this many plans' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -l reason -d 'Why (recorded in the plan\'s lifecycle)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from approve" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -l reason -d 'Why (recorded in the plan\'s lifecycle)' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from discard" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -l concurrency -d 'Lookups in flight at once' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -l actor -d 'Who is acting, recorded in every event [env: RECONCTL_ACTOR] [default: $USER@host]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -l statement-timeout -d 'Longest a single SQL statement may run, more than 0 [default: 10s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -l lock-timeout -d 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]' -r
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -s y -l yes -d 'Do not ask; needed without a terminal'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -l read-only -d 'Open every session read-only: inspection runs on any server of a multi-host URL, a hot standby included, and PostgreSQL itself refuses any change [env: RECONCTL_READ_ONLY=1]'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from apply" -s h -l help -d 'Print help'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "mark" -d 'Record a plan: the jobs a filter (or --job) selects and the move each would make; nothing moves'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "list" -d 'The plans, newest first, with their status'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "show" -d 'One plan: every item with its status (planned, moved, skipped (why), refused (why))'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "approve" -d 'Approve a plan (by someone other than its creator; counts toward `[plans] approvals`)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "discard" -d 'Discard a plan: it can no longer be applied'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Apply a plan: one guarded move per item at the version seen; resumable'
+complete -c reconctl -n "__fish_reconctl_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l job -d 'Only the events of this job (its id, a unique prefix of it, or its external_ref)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l destination -d 'Only events of this destination\'s jobs, and its pauses and resumes' -r -f -a "(reconctl __complete destinations 2>/dev/null)"
 complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l actor -d 'Only events recorded by this actor, exactly as recorded (a person, a worker\'s lease owner, a sweeper)' -r
@@ -498,6 +636,7 @@ mark_failed\t''
 reconcile_accepted\t''
 reconcile_safe_to_retry\t''
 reconcile_conflict\t''
+redrive\t''
 pause\t''
 repause\t''
 resume\t''
@@ -508,6 +647,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish
 complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l last -d 'Only the newest N events that match (1 to 10000), still printed oldest first, like `journalctl -n`; with --follow, these and then the new ones' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l cursor -d 'Continue after the last event of a previous page (its `next_cursor`)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l archive -d 'Read the events of this archive (`events archive`) instead of the database, with the same filters and output; its checksum is verified first' -r -F
+complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l plan -d 'Only this plan\'s lifecycle (created, approved, apply, applied, discarded) and its moves (`reconctl plan`)' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l database-url -d 'PostgreSQL connection URL or key=value string [env: DATABASE_URL] [default: as psql: libpq\'s PG* variables, service file, ~/.pgpass]' -r
 complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -l config -d 'Config file with the destinations [env: RECONCTL_CONFIG] [default: $XDG_CONFIG_HOME/reconctl/config.toml]' -r -F
 complete -c reconctl -n "__fish_reconctl_using_subcommand events; and not __fish_seen_subcommand_from archive prune help" -s o -l output -d 'Output format' -r -f -a "table\t''
@@ -699,21 +839,22 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fis
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Stop workers claiming one destination\'s jobs (in-flight jobs finish as usual)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Let workers claim one destination\'s jobs again'
 complete -c reconctl -n "__fish_reconctl_using_subcommand destination; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "migrate" -d 'Apply the embedded schema migrations, or list them'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "doctor" -d 'Check the connection, migrations, indexes and destinations'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "status" -d 'Count and oldest age per state and destination'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "jobs" -d 'List, show, reserve jobs; find the uncertain and stuck ones'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "ref" -d 'Print the external_ref of a business key'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "remote" -d 'Ask a destination what it holds'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "mark" -d 'Settle a job by hand: accepted, safe-to-retry or failed'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "sweep" -d 'Sweep expired leases (for cron)'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "reconcile" -d 'Look up every uncertain job and plan (or apply) the justified moves'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "events" -d 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "destination" -d 'Pause a destination during its outage (workers stop claiming its jobs), resume it, list pauses'
-complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile events metrics check sandbox destination help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "migrate" -d 'Apply the embedded schema migrations, or list them'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "doctor" -d 'Check the connection, migrations, indexes and destinations'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "status" -d 'Count and oldest age per state and destination'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "jobs" -d 'List, show, reserve jobs; find the uncertain and stuck ones'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "ref" -d 'Print the external_ref of a business key'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "remote" -d 'Ask a destination what it holds'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "mark" -d 'Settle a job by hand: accepted, safe-to-retry or failed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "sweep" -d 'Sweep expired leases (for cron)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "reconcile" -d 'Look up every uncertain job and plan (or apply) the justified moves'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "plan" -d 'Bulk moves by filter: record a plan, review and approve it, apply it exactly as reviewed'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "events" -d 'The audit trail across jobs: who changed what, when, on what evidence; --follow streams it'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "metrics" -d 'Prometheus text exposition of counts and oldest ages'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "check" -d 'For cron and alerting: exit 5 when thresholds are exceeded'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "sandbox" -d 'A throwaway PostgreSQL and destination with realistic jobs'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "destination" -d 'Pause a destination during its outage (workers stop claiming its jobs), resume it, list pauses'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and not __fish_seen_subcommand_from migrate doctor status jobs ref remote mark sweep reconcile plan events metrics check sandbox destination help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from migrate" -f -a "status" -d 'List every migration: applied, pending, divergent or missing'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "list" -d 'List jobs, filtered, in keyset pages'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from jobs" -f -a "show" -d 'One job (by id or external_ref) with its event history'
@@ -725,6 +866,12 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "safe-to-retry" -d 'uncertain/conflict → safe_to_retry: the destination does not have it, and the lookup is settled'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from mark" -f -a "failed" -d 'pending/safe_to_retry/uncertain/conflict → failed: an operator gave up, with a reason'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from sweep" -f -a "leases" -d 'Expired leases: never sent → pending, sent → uncertain; batched, SKIP LOCKED'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "mark" -d 'Record a plan: the jobs a filter (or --job) selects and the move each would make; nothing moves'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "list" -d 'The plans, newest first, with their status'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "show" -d 'One plan: every item with its status (planned, moved, skipped (why), refused (why))'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "approve" -d 'Approve a plan (by someone other than its creator; counts toward `[plans] approvals`)'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "discard" -d 'Discard a plan: it can no longer be applied'
+complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "apply" -d 'Apply a plan: one guarded move per item at the version seen; resumable'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from events" -f -a "archive" -d 'Write every event of the months before MONTH to one compressed file (JSON lines, a manifest first) and record the archive'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from events" -f -a "prune" -d 'Drop the monthly partitions of the audit log before MONTH that an archive holds in full'
 complete -c reconctl -n "__fish_reconctl_using_subcommand help; and __fish_seen_subcommand_from destination" -f -a "list" -d 'Every destination that is configured, paused, or has open jobs: paused or not, by whom, why, until when'

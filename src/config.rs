@@ -24,12 +24,24 @@ pub struct Config {
     pub lookup: LookupSettings,
     #[serde(default)]
     pub destinations: BTreeMap<String, Destination>,
+    /// `[plans]`: how many people other than its creator must approve a plan (SPEC §8).
+    #[serde(default)]
+    pub plans: PlanSettings,
     /// Where it was read from (None: no file).
     #[serde(skip)]
     pub path: Option<PathBuf>,
     /// Things worth a warning about the file itself (see [`permission_warning`]).
     #[serde(skip)]
     pub warnings: Vec<String>,
+}
+
+/// `[plans] approvals = N`: `plan apply` refuses until N distinct actors other than the
+/// plan's creator have approved it (default 0: no approval needed).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanSettings {
+    #[serde(default)]
+    pub approvals: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -19,6 +19,10 @@ pub const TABLES: &[&str] = &[
     "job_event_destinations",
     // V7: what a claim in REPEATABLE READ or SERIALIZABLE locks to learn of a later pause.
     "destination_pause_clock",
+    // V9: plans, their items and their lifecycle (SPEC §8).
+    "plans",
+    "plan_items",
+    "plan_events",
     // V11: what `events archive` wrote and what `events prune` dropped (the logs' monthly
     // partitions are not listed: they come and go).
     "event_archives",
@@ -57,6 +61,11 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_destination_events_xid", false),
     // V8
     ("ix_publication_jobs_destination_remote_id", false),
+    // V9
+    ("plan_items_job_unique", true),
+    ("ix_plans_created", false),
+    ("ix_plan_items_open", false),
+    ("ix_plan_events_plan", false),
 ];
 
 /// The server's version string (`SHOW server_version`), for `doctor`.

@@ -77,6 +77,10 @@ pub struct Args {
     /// same filters and output; its checksum is verified first
     #[arg(long, value_name = "FILE")]
     pub archive: Option<std::path::PathBuf>,
+    /// Only this plan's lifecycle (created, approved, apply, applied, discarded) and its
+    /// moves (`reconctl plan`)
+    #[arg(long, value_name = "ID", conflicts_with_all = ["job", "destination", "actor", "action", "since", "until", "last", "cursor", "follow", "archive"])]
+    pub plan: Option<String>,
     #[command(subcommand)]
     pub retention: Option<super::events_archive::Retention>,
 }
@@ -91,6 +95,9 @@ const BACKOFF_MAX: Duration = Duration::from_secs(5);
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     if let Some(cmd) = &args.retention {
         return super::events_archive::run(ctx, cmd).await;
+    }
+    if let Some(plan) = &args.plan {
+        return crate::commands::plan::events(ctx, plan).await;
     }
     let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MAX_LIMIT).contains(&limit) {

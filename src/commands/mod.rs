@@ -15,6 +15,7 @@ pub mod mark;
 pub mod metrics;
 pub mod migrate;
 pub mod one_of;
+pub mod plan;
 pub mod reconcile;
 pub mod reference;
 pub mod remote;
@@ -72,6 +73,9 @@ pub enum Command {
     Sweep(sweep::SweepCommand),
     /// Look up every uncertain job and plan (or apply) the justified moves
     Reconcile(reconcile::Args),
+    /// Bulk moves by filter: record a plan, review and approve it, apply it exactly as reviewed
+    #[command(subcommand)]
+    Plan(plan::PlanCommand),
     /// The audit trail across jobs: who changed what, when, on what evidence; --follow streams it
     Events(events::Args),
     /// Prometheus text exposition of counts and oldest ages
@@ -129,6 +133,7 @@ pub async fn run(ctx: &Context, command: &Command, root: fn() -> clap::Command) 
         Command::Mark(cmd) => mark::run(ctx, cmd).await,
         Command::Sweep(cmd) => sweep::run(ctx, cmd).await,
         Command::Reconcile(args) => reconcile::run(ctx, args).await,
+        Command::Plan(cmd) => plan::run(ctx, cmd).await,
         Command::Events(args) => events::run(ctx, args).await,
         Command::Metrics(args) => metrics::run(ctx, args).await,
         Command::Check(args) => check::run(ctx, args).await,

@@ -6,6 +6,7 @@ pub mod events;
 pub mod external_ref;
 pub mod model;
 pub mod pause;
+pub mod plans;
 pub mod query;
 pub mod reconcile;
 pub mod state;

@@ -242,6 +242,10 @@ fn checked<'s>(job: &Job, s: &'s Settlement, clash: Option<&Clash>) -> Option<Co
     let Some(c) = clash else {
         return Some(Cow::Borrowed(s));
     };
+    // An operator's move (from a plan) is not turned into another move: it does not happen.
+    if s.action.transition().by == Role::Operator {
+        return None;
+    }
     let conflict = Action::ReconcileConflict;
     conflict.from().contains(&job.state).then(|| {
         let mut evidence = s.evidence.clone();
@@ -257,9 +261,10 @@ fn checked<'s>(job: &Job, s: &'s Settlement, clash: Option<&Clash>) -> Option<Co
     })
 }
 
-/// Whether reconcile may make the move a settlement asks for (a broken invariant otherwise).
+/// Whether the batch may make the move a settlement asks for (a broken invariant
+/// otherwise): reconcile's moves, and an operator's moves applied from a plan (`plan apply`).
 fn allowed(s: &Settlement) -> Result<()> {
-    if s.action.transition().by != Role::Reconcile {
+    if !matches!(s.action.transition().by, Role::Reconcile | Role::Operator) {
         return Err(Error::bug(format!("reconcile asked to make {}", s.action)));
     }
     if s.action.to() == State::bulk() && s.remote_id.is_none() {
@@ -368,7 +373,9 @@ WITH input AS (
     SELECT j.id, j.state AS from_state, i.expect_version, i.action, i.to_state, i.remote_id,
            i.reason, i.evidence
     FROM publication_jobs j JOIN input i ON j.id = i.id
-    WHERE j.version = i.expect_version AND j.state = ANY(string_to_array(i.from_states, ','))
+    -- the primary key's probes for the batch's ids, never a scan of the table
+    WHERE j.id = ANY($1::uuid[])
+      AND j.version = i.expect_version AND j.state = ANY(string_to_array(i.from_states, ','))
     FOR UPDATE OF j SKIP LOCKED
 ), moved AS (
     UPDATE publication_jobs j SET
@@ -378,7 +385,9 @@ WITH input AS (
         state_changed_at = CASE WHEN j.state = old.to_state THEN j.state_changed_at ELSE now() END,
         lease_owner = NULL,
         lease_expires_at = NULL,
-        remote_id = COALESCE(old.remote_id, j.remote_id)
+        remote_id = COALESCE(old.remote_id, j.remote_id),
+        -- giving up (a plan's `failed`) records why, like `mark failed`
+        last_error = CASE WHEN old.to_state = 'failed' THEN old.reason ELSE j.last_error END
     FROM old
     WHERE j.id = old.id AND j.version = old.expect_version
     RETURNING j.id, j.state, j.version, old.from_state, old.action, old.reason, old.evidence
@@ -387,7 +396,10 @@ WITH input AS (
     SELECT id, $9, action, from_state, state, version - 1, version, reason, evidence FROM moved
     RETURNING job_id
 )
-SELECT moved.id, moved.state FROM moved JOIN ev ON ev.job_id = moved.id";
+-- ev runs to completion whether or not it is read (a data-modifying CTE always does): one
+-- event per moved row, in this statement. Not joined to it: a join of two CTE scans is a
+-- nested loop over both, quadratic in the batch.
+SELECT moved.id, moved.state FROM moved";
 
 /// [`settle`] for many jobs at once, in one statement and one transaction; the result is in
 /// the order of `items`.

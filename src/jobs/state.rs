@@ -212,10 +212,12 @@ pub enum Action {
     ReconcileAccepted,
     ReconcileSafeToRetry,
     ReconcileConflict,
+    /// failed → safe_to_retry: an operator redrives a job the destination does not hold.
+    Redrive,
 }
 
 impl Action {
-    pub const ALL: [Action; 15] = [
+    pub const ALL: [Action; 16] = [
         Action::Reserve,
         Action::Claim,
         Action::Renew,
@@ -231,6 +233,7 @@ impl Action {
         Action::ReconcileAccepted,
         Action::ReconcileSafeToRetry,
         Action::ReconcileConflict,
+        Action::Redrive,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -250,6 +253,7 @@ impl Action {
             Action::ReconcileAccepted => "reconcile_accepted",
             Action::ReconcileSafeToRetry => "reconcile_safe_to_retry",
             Action::ReconcileConflict => "reconcile_conflict",
+            Action::Redrive => "redrive",
         }
     }
 
@@ -264,7 +268,7 @@ impl Action {
     pub fn command(self) -> Option<&'static str> {
         match self {
             Action::MarkAccepted => Some("mark accepted"),
-            Action::MarkSafeToRetry => Some("mark safe-to-retry"),
+            Action::MarkSafeToRetry | Action::Redrive => Some("mark safe-to-retry"),
             Action::MarkFailed => Some("mark failed"),
             Action::ReconcileAccepted
             | Action::ReconcileSafeToRetry
@@ -495,6 +499,13 @@ pub const TRANSITIONS: &[Transition] = &[
         by: Role::Operator,
         condition: "an operator gave up, with a reason",
     },
+    Transition {
+        action: Action::Redrive,
+        from: &[Failed],
+        to: SafeToRetry,
+        by: Role::Operator,
+        condition: "redrive: the cause is fixed and the destination does not hold it",
+    },
 ];
 
 /// Whether SPEC §2 allows `from → to` by anyone.
@@ -574,8 +585,12 @@ mod tests {
     }
 
     #[test]
-    fn terminal_states_are_accepted_and_failed() {
+    fn only_accepted_is_terminal_failed_can_be_redriven() {
         let terminal: Vec<State> = State::ALL.into_iter().filter(|s| s.is_terminal()).collect();
-        assert_eq!(terminal, vec![Accepted, Failed]);
+        assert_eq!(terminal, vec![Accepted]);
+        let redrive: Vec<Action> = Failed.moves().map(|t| t.action).collect();
+        assert_eq!(redrive, vec![Action::Redrive]);
+        assert_eq!(Action::Redrive.to(), SafeToRetry);
+        assert_eq!(Action::Redrive.transition().by, Role::Operator);
     }
 }

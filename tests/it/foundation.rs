@@ -34,6 +34,8 @@ const SPEC_PAIRS: &[(State, State)] = &[
     (SafeToRetry, Failed),
     (Uncertain, Failed),
     (Conflict, Failed),
+    // SPEC §2's redrive: failed → safe_to_retry, by an operator.
+    (Failed, SafeToRetry),
 ];
 
 #[test]

@@ -18,6 +18,7 @@ mod layers;
 mod mark;
 mod pause;
 mod plan;
+mod plans;
 mod proofs;
 mod quiet;
 mod reconcile;

@@ -550,6 +550,58 @@ fn sandbox_ignores_an_inherited_database_url_serves_every_command_and_ctrl_c_rem
         0,
     );
     assert_eq!(prune["pruned"], false, "{prune}");
+    // Plans: recorded, shown, listed, approved by a reviewer, applied; another discarded.
+    let planned = json(
+        &[
+            "plan", "mark", "failed", "--state", "pending", "--limit", "1", "--reason", "drill",
+            "-o", "json",
+        ],
+        0,
+    );
+    let pid = planned["plan"]["id"].as_str().unwrap().to_string();
+    text(&["plan", "show", &pid], 0);
+    text(&["plan", "list"], 0);
+    text(
+        &[
+            "plan", "approve", &pid, "--reason", "checked", "--actor", "reviewer",
+        ],
+        0,
+    );
+    text(&["plan", "apply", &pid, "--yes"], 0);
+    let other = json(
+        &[
+            "plan",
+            "mark",
+            "accepted",
+            "--state",
+            "uncertain",
+            "--limit",
+            "2",
+            "--reason",
+            "drill",
+            "-o",
+            "json",
+        ],
+        0,
+    );
+    let other = other["plan"]["id"].as_str().unwrap().to_string();
+    text(&["plan", "discard", &other, "--reason", "not now"], 0);
+    json(
+        &[
+            "plan",
+            "mark",
+            "safe-to-retry",
+            "--state",
+            "conflict",
+            "--limit",
+            "1",
+            "--reason",
+            "drill",
+            "-o",
+            "json",
+        ],
+        0,
+    );
 
     let metrics = text(&["metrics"], 0);
     assert!(metrics.contains("# TYPE"), "{metrics}");

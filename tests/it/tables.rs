@@ -664,6 +664,8 @@ async fn jobs_show_fits_every_width_and_its_commands_are_whole() {
       only from in_flight
     sweep_unsent → pending                   sweep      not now
       only from in_flight
+    redrive → safe_to_retry                  operator   not now
+      only from failed
     ");
     insta::assert_snapshot!(b, @"
     job 6ce568d4-075a-4d3c-b189-8d55d6202bbd (uncertain at version 1)
@@ -729,6 +731,8 @@ async fn jobs_show_fits_every_width_and_its_commands_are_whole() {
       only from in_flight
     sweep_unsent → pending                   sweep      not now
       only from in_flight
+    redrive → safe_to_retry                  operator   not now
+      only from failed
     ");
     insta::assert_snapshot!(c, @"
     job 6ce568d4-075a-4d3c-b189-8d55d6202bbd (uncertain at version 1)
@@ -778,6 +782,7 @@ async fn jobs_show_fits_every_width_and_its_commands_are_whole() {
     timed_out → uncertain                    worker     not now  only from in_flight
     sweep_sent → uncertain                   sweep      not now  only from in_flight
     sweep_unsent → pending                   sweep      not now  only from in_flight
+    redrive → safe_to_retry                  operator   not now  only from failed
     ");
     // The widest terminal shows what 120 columns do: nothing there is cut.
     assert_eq!(d, c);
@@ -932,6 +937,14 @@ async fn doctor_fits_every_width() {
       valid
     index ix_publication_jobs_destination_remote_id  ok
       valid
+    index plan_items_job_unique                      ok
+      unique, valid
+    index ix_plans_created                           ok
+      valid
+    index ix_plan_items_open                         ok
+      valid
+    index ix_plan_events_plan                        ok
+      valid
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed
         (workers claim none of its jobs): CMS answers 503 since
@@ -989,6 +1002,14 @@ async fn doctor_fits_every_width() {
       valid
     index ix_publication_jobs_destination_remote_id  ok
       valid
+    index plan_items_job_unique                      ok
+      unique, valid
+    index ix_plans_created                           ok
+      valid
+    index ix_plan_items_open                         ok
+      valid
+    index ix_plan_events_plan                        ok
+      valid
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
         of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
@@ -1023,6 +1044,10 @@ async fn doctor_fits_every_width() {
     index ix_destination_events_at                   ok      valid
     index ix_destination_events_xid                  ok      valid
     index ix_publication_jobs_destination_remote_id  ok      valid
+    index plan_items_job_unique                      ok      unique, valid
+    index ix_plans_created                           ok      valid
+    index ix_plan_items_open                         ok      valid
+    index ix_plan_events_plan                        ok      valid
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                              claim none of its jobs): CMS answers 503 since the 14:00
                                                              deploy; vendor ticket INC-4711, do not resume before they
@@ -1056,6 +1081,10 @@ async fn doctor_fits_every_width() {
     index ix_destination_events_at                   ok      valid
     index ix_destination_events_xid                  ok      valid
     index ix_publication_jobs_destination_remote_id  ok      valid
+    index plan_items_job_unique                      ok      unique, valid
+    index ix_plans_created                           ok      valid
+    index ix_plan_items_open                         ok      valid
+    index ix_plan_events_plan                        ok      valid
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                              INC-4711, do not resume before they confirm
     destination cms-a                                ok      kind http, auth none: lookup works: pub_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc found (positive control), a made-up
@@ -1407,6 +1436,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+          9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(b, @"
@@ -1419,6 +1449,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+          9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(c, @"
@@ -1431,6 +1462,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+          9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(d, @"
@@ -1443,6 +1475,7 @@ async fn migrate_status_fits_every_width() {
           6  event_trail         applied  YYYY-MM-DDThh:mm:ssZ
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
+          9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);

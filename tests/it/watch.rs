@@ -425,7 +425,7 @@ async fn the_move_counters_are_exact_per_action_destination_and_window() {
         out.lines()
             .filter(|l| l.starts_with("reconctl_moves{"))
             .count(),
-        9 * 2 * 2,
+        10 * 2 * 2,
         "every counted action × destination × window"
     );
     assert_eq!(

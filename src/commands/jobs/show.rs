@@ -289,10 +289,19 @@ impl Render for JobDetail {
             ]);
         }
 
-        let mut out = paragraphs(
-            &format!("job {} ({} at version {})", j.id, j.state, j.version),
-            width,
-        );
+        let mut title = format!("job {} ({} at version {})", j.id, j.state, j.version);
+        // A job whose last move came from a plan says which (SPEC §8).
+        if let Some(plan) = self
+            .events
+            .last()
+            .and_then(|e| e.evidence.get("plan"))
+            .and_then(|p| p.as_str())
+        {
+            title.push_str(&format!(
+                "; its last move came from plan {plan} (`reconctl plan show {plan}`)"
+            ));
+        }
+        let mut out = paragraphs(&title, width);
         out.push('\n');
         out.push_str(&cols.render(ui));
         let n = self.events.len();

@@ -129,7 +129,7 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
     let req = MoveRequest {
         job_id: job.id,
         expect_version: job.version,
-        action: mark.action(),
+        action: mark.action_from(job.state),
         actor: ctx.actor.clone(),
         reason: Some(args.reason.trim().to_string()),
         evidence,
@@ -223,13 +223,29 @@ fn destination<'a>(ctx: &'a Context, job: &Job) -> Result<crate::remote::Dest<'a
     })
 }
 
+/// The latest moment the job can have been sent, for the settle rule of a "not found". A
+/// failed job (a redrive) cannot have been sent since it failed: a failed job without
+/// `sent_at` (given up before it was sent, or failed before sending) counts as sent at most
+/// when it became failed, so a "not found" settles once `settle_after` has passed since.
+pub(crate) fn sent_before(job: &Job) -> Option<chrono::DateTime<chrono::Utc>> {
+    match (job.state, job.sent_at) {
+        (crate::jobs::State::Failed, None) => Some(job.state_changed_at),
+        (_, sent) => sent,
+    }
+}
+
 /// Ask the destination for `job`, then check its lookup with a control run begun after the
 /// answer (SPEC §4: controls bracket every move; a lookup is a batch of one).
-async fn look_up(ctx: &Context, gate: &Gate<'_>, job: &Job, clock: DbClock) -> Result<Lookup> {
+pub(crate) async fn look_up(
+    ctx: &Context,
+    gate: &Gate<'_>,
+    job: &Job,
+    clock: DbClock,
+) -> Result<Lookup> {
     let dest = destination(ctx, job)?;
     let expect = Expect {
         payload_hash: Some(&job.payload_hash),
-        sent_at: job.sent_at,
+        sent_at: sent_before(job),
     };
     let lookup = dest.ask(&job.external_ref, expect, clock).await;
     let controls = gate.after(&dest, Instant::now()).await;

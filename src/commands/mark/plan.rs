@@ -35,6 +35,28 @@ impl Mark {
         }
     }
 
+    /// The row of the transition table this mark takes from `from`: its own action, or
+    /// another operator row to the same state (`mark safe-to-retry` of a failed job is the
+    /// redrive, failed → safe_to_retry).
+    pub fn action_from(&self, from: State) -> Action {
+        let own = self.action();
+        if own.from().contains(&from) {
+            return own;
+        }
+        crate::jobs::state::TRANSITIONS
+            .iter()
+            .find(|t| t.by == Role::Operator && t.to == own.to() && t.from.contains(&from))
+            .map_or(own, |t| t.action)
+    }
+
+    /// The states this mark can move a job from (every operator row to its target).
+    pub fn from_states(&self) -> Vec<State> {
+        State::ALL
+            .into_iter()
+            .filter(|s| self.action_from(*s).from().contains(s))
+            .collect()
+    }
+
     pub fn target(&self) -> State {
         self.action().to()
     }
@@ -85,7 +107,7 @@ pub fn already_done(job: &Job, mark: &Mark) -> Result<bool> {
 /// Refuse (exit 3) a mark the transition table does not allow from the job's state, saying
 /// why and which marks are possible from here.
 pub fn check_allowed(job: &Job, mark: &Mark, now: DateTime<Utc>) -> Result<()> {
-    if mark.action().from().contains(&job.state) {
+    if mark.action_from(job.state).from().contains(&job.state) {
         return Ok(());
     }
     let why = why_not(job, now);
@@ -144,7 +166,7 @@ fn why_not(job: &Job, now: DateTime<Utc>) -> String {
             "accepted is final (remote_id {}); nothing can move it",
             job.remote_id.as_deref().unwrap_or("(none)")
         ),
-        State::Failed => "failed is final; nothing can move it (reserve a new revision to publish again)".into(),
+        State::Failed => "it was given up; the only way out is a redrive to safe_to_retry, once the cause is fixed and the destination does not hold it".into(),
         State::Uncertain | State::Conflict => "the transition table does not allow this mark".into(),
     }
 }
@@ -439,6 +461,7 @@ mod tests {
             marks_from(State::SafeToRetry),
             vec!["mark accepted", "mark failed"]
         );
+        assert_eq!(marks_from(State::Failed), vec!["mark safe-to-retry"]);
         assert!(marks_from(State::InFlight).is_empty());
         assert!(marks_from(State::Accepted).is_empty());
     }
@@ -474,6 +497,33 @@ mod tests {
         assert!(e.message().contains("never sent"), "{}", e.message());
         assert!(e.hints()[0].clone().contains("`reconctl mark failed`"));
         check_allowed(&job(State::Pending), &Mark::Failed, Utc::now()).unwrap();
+    }
+
+    #[test]
+    fn safe_to_retry_of_a_failed_job_is_the_redrive() {
+        assert_eq!(
+            Mark::SafeToRetry.action_from(State::Failed),
+            Action::Redrive
+        );
+        assert_eq!(
+            Mark::SafeToRetry.action_from(State::Uncertain),
+            Action::MarkSafeToRetry
+        );
+        assert_eq!(
+            Mark::SafeToRetry.from_states(),
+            vec![State::Uncertain, State::Failed, State::Conflict]
+        );
+        check_allowed(&job(State::Failed), &Mark::SafeToRetry, Utc::now()).unwrap();
+        let accepted = Mark::Accepted {
+            remote_id: None,
+            different_content: false,
+        };
+        let e = check_allowed(&job(State::Failed), &accepted, Utc::now()).unwrap_err();
+        assert!(
+            e.hints()[0].contains("`reconctl mark safe-to-retry`"),
+            "{:?}",
+            e.hints()
+        );
     }
 
     #[test]

@@ -62,6 +62,13 @@ pub struct Args {
     /// Refuse (exit 2, nothing moved) when more than this many jobs would move
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "N")]
     pub max: Option<u64>,
+    /// Record the justified moves to accepted and to safe_to_retry as plans (one per target
+    /// state) instead of applying them: review, approve and `plan apply` them (SPEC §8)
+    #[arg(long, conflicts_with_all = ["apply", "yes", "max"])]
+    pub save_plan: bool,
+    /// With --save-plan: why (recorded in the plans and in each move's event)
+    #[arg(long, value_name = "TEXT", requires = "save_plan")]
+    pub reason: Option<String>,
 }
 
 /// Moves per statement (one commit each).
@@ -127,6 +134,9 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     };
     let gate = Gate::new(ctx, clock)?;
     let pipeline = Pipeline::new(ctx, args, lookups, &gate, clock);
+    if args.save_plan {
+        return save_plan(&pipeline, total).await;
+    }
     // With --yes and no --max, each job is moved as soon as it is judged and nothing is
     // kept. Otherwise every lookup comes first: --max must refuse before anything moves,
     // and the question needs the whole plan.
@@ -208,6 +218,28 @@ async fn streamed(p: &Pipeline<'_>, total: u64) -> Result<Exit> {
         failure.get_or_insert(report::interrupted());
     }
     finish(p, out, summary, failure)
+}
+
+/// `--save-plan`: every lookup, then the justified moves recorded as plans (nothing moves).
+async fn save_plan(p: &Pipeline<'_>, total: u64) -> Result<Exit> {
+    let pb = p.ctx.ui.progress("looking up", Some(total));
+    let (produce, judged) = p.lookups();
+    let collect = judged
+        .map(|j| {
+            pb.inc(1);
+            let action = row::action_for(j.lookup.verdict, j.job.state);
+            (j.job, j.lookup, action)
+        })
+        .collect::<Vec<_>>();
+    let (produced, judged) = futures::join!(produce, collect);
+    pb.finish_and_clear();
+    produced?;
+    let reason = p
+        .args
+        .reason
+        .as_deref()
+        .unwrap_or("reconcile --save-plan: the destination's answers justify these moves");
+    crate::commands::plan::save_reconciled(p.ctx, judged, reason, &p.args.states()).await
 }
 
 /// Every lookup first (nothing moves), then `--max` and the question, then the moves.

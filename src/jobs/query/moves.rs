@@ -27,7 +27,7 @@ use crate::jobs::state::{Action, State};
 
 /// The moves counted, in the order they are shown: how jobs became uncertain, then what
 /// settled or re-queued them.
-pub const COUNTED: [Action; 9] = [
+pub const COUNTED: [Action; 10] = [
     Action::TimedOut,
     Action::SweepSent,
     Action::SweepUnsent,
@@ -37,6 +37,7 @@ pub const COUNTED: [Action; 9] = [
     Action::MarkAccepted,
     Action::MarkSafeToRetry,
     Action::MarkFailed,
+    Action::Redrive,
 ];
 
 /// Where `a` stands in [`COUNTED`] (the order moves are shown in); after all of them if it

@@ -145,9 +145,9 @@ async fn metrics_parse_back_to_the_counts_and_ages() {
     let now = chrono::Utc::now().timestamp() as f64;
     assert!((ts - now).abs() < 60.0, "{ts} vs {now}");
     // 6 states × 3 destinations, counts and ages, accepted, estimated, timestamp, per destination
-    // whether (and how long) it is paused and its expired leases (count, oldest), and 9
+    // whether (and how long) it is paused and its expired leases (count, oldest), and 10
     // counted moves × 3 destinations × 2 windows.
-    assert_eq!(m.len(), 18 + 18 + 3 + 2 * 3 + 2 * 3 + 9 * 3 * 2);
+    assert_eq!(m.len(), 18 + 18 + 3 + 2 * 3 + 2 * 3 + 10 * 3 * 2);
 
     let v = env.run(&["metrics", "-o", "json"]).expect(0).json();
     let names: Vec<&str> = v["families"]

@@ -240,5 +240,7 @@ async fn show_table_has_every_column_the_lease_history_and_moves() {
       only from uncertain
     mark_failed → failed                     operator   not now
       only from pending, safe_to_retry, uncertain or conflict
+    redrive → safe_to_retry                  operator   not now
+      only from failed
     ");
 }

@@ -360,6 +360,7 @@ async fn an_owner_without_createrole_migrates() {
             "event_trail",
             "pause_clock",
             "remote_id_index",
+            "plans",
             "partitioned_events"
         ]
     );
