@@ -19,6 +19,10 @@ pub const TABLES: &[&str] = &[
     "job_event_destinations",
     // V7: what a claim in REPEATABLE READ or SERIALIZABLE locks to learn of a later pause.
     "destination_pause_clock",
+    // V10: exact counts per state and destination, whether they are built, their repairs.
+    "job_counters",
+    "job_counters_build",
+    "job_counters_repairs",
 ];
 
 /// Every index the migrations create and whether it must be unique: the two unique ones

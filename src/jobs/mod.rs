@@ -1,6 +1,7 @@
 //! The domain: jobs, their states and the transition table, the guarded move, the worker API.
 
 pub mod commit;
+pub mod counters;
 pub mod events;
 pub mod external_ref;
 pub mod model;
