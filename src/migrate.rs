@@ -115,6 +115,18 @@ pub async fn migrate(client: &mut tokio_postgres::Client) -> Result<Vec<Migratio
     migrate_waiting(client, LOCK_WAIT, |_: Option<&LockHolder>| {}).await
 }
 
+/// Apply the migrations up to `version` only (nothing after it, no counters' build): for tests
+/// that need a database as an older reconctl left it.
+#[doc(hidden)]
+pub async fn migrate_to(client: &mut tokio_postgres::Client, version: u32) -> Result<()> {
+    runner()
+        .set_target(refinery::Target::Version(version))
+        .run_async(client)
+        .await
+        .map_err(|e| Error::runtime(format!("migration failed: {e}")))?;
+    Ok(())
+}
+
 /// The session holding the migration lock: another `reconctl migrate`, normally.
 #[derive(Debug, Clone, Serialize)]
 pub struct LockHolder {
