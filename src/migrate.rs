@@ -295,7 +295,7 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
         .filter(|m| m.state == MigrationState::Pending)
         .collect();
     if pending.is_empty() {
-        build_counters(client).await?;
+        after_migrations(client).await?;
         return Ok(Vec::new());
     }
     runner().run_async(client).await.map_err(|e| {
@@ -328,7 +328,7 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
             Error::runtime(message).hinted(hint)
         }
     })?;
-    build_counters(client).await?;
+    after_migrations(client).await?;
     let after = status(client).await?;
     Ok(after
         .into_iter()
@@ -338,6 +338,53 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
         .collect())
 }
 
+/// The expired leases per destination (`status -v`, `metrics`), read from an index only:
+/// in-flight jobs by lease expiry, with their destination. Built CONCURRENTLY (writers go
+/// on), so not in a migration (refinery runs each in a transaction, where CREATE INDEX holds
+/// a lock that stops every writer while it reads the whole table).
+pub const LEASE_DESTINATION_INDEX: &str = "ix_publication_jobs_lease_destination";
+
+/// What `migrate` does after the migrations, outside their transactions, so as not to stop
+/// the workers: the index of the expired leases, the counters' build. Each is done once;
+/// an interrupted one is finished by the next `migrate`.
+async fn after_migrations(client: &mut tokio_postgres::Client) -> Result<()> {
+    let present: bool = client
+        .query_one("SELECT to_regclass('job_counters_build') IS NOT NULL", &[])
+        .await?
+        .get(0);
+    if !present {
+        return Ok(()); // migrated to an older version only
+    }
+    // An interrupted CREATE INDEX CONCURRENTLY leaves an invalid index: dropped, rebuilt.
+    let valid: Option<bool> = client
+        .query_opt(
+            "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+             WHERE c.relname = $1 AND pg_table_is_visible(c.oid)",
+            &[&LEASE_DESTINATION_INDEX],
+        )
+        .await?
+        .map(|r| r.get(0));
+    if valid == Some(false) {
+        client
+            .batch_execute(&format!(
+                "DROP INDEX CONCURRENTLY IF EXISTS {LEASE_DESTINATION_INDEX}"
+            ))
+            .await?;
+    }
+    if valid != Some(true) {
+        client
+            .batch_execute(&format!(
+                "CREATE INDEX CONCURRENTLY IF NOT EXISTS {LEASE_DESTINATION_INDEX}
+                     ON publication_jobs (lease_expires_at, destination) WHERE state = 'in_flight'"
+            ))
+            .await
+            .map_err(|e| {
+                Error::from(e).hinted("the index of the expired leases is not built yet; run `reconctl migrate` again (with a longer --statement-timeout on a large table)")
+            })?;
+    }
+    build_counters(client).await
+}
+
 /// After V10 (job_counters) on a table that already held jobs: count them, concurrently with
 /// the workers, into the counters' base (see [`crate::jobs::counters`]). Not part of the
 /// migration itself: refinery runs a migration in one transaction, and the triggers' lock
@@ -345,11 +392,7 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
 /// succeeded once, so an interrupted or timed-out build is finished by running `migrate`
 /// again; under the migration lock, so two never race.
 async fn build_counters(client: &mut tokio_postgres::Client) -> Result<()> {
-    let present: bool = client
-        .query_one("SELECT to_regclass('job_counters_build') IS NOT NULL", &[])
-        .await?
-        .get(0);
-    if !present || crate::jobs::counters::is_built(&*client).await? {
+    if crate::jobs::counters::is_built(&*client).await? {
         return Ok(());
     }
     crate::jobs::counters::recount(&*client, None)

@@ -57,6 +57,8 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_destination_events_xid", false),
     // V8
     ("ix_publication_jobs_destination_remote_id", false),
+    // V10, built concurrently by `migrate` after the migrations (src/migrate.rs).
+    ("ix_publication_jobs_lease_destination", false),
 ];
 
 /// The server's version string (`SHOW server_version`), for `doctor`.

@@ -141,6 +141,10 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
         "check: expired leases".into(),
         query::expired_leases_sql(Duration::from_secs(900)),
     ));
+    statements.push((
+        "status -v/metrics: expired leases".into(),
+        query::Sql::from_text(&query::moves::expired_leases_sql()),
+    ));
     let window = query::event_window_sql(Duration::from_secs(3600));
     let after: i64 = env
         .client
@@ -257,6 +261,19 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
         uses(&nodes, "ix_publication_jobs_destination_created"),
         "{nodes:#?}"
     );
+
+    // The expired-lease counts read an index only, never the table's rows.
+    for name in ["check: expired leases", "status -v/metrics: expired leases"] {
+        let nodes = explain(&env.client, by_name(name)).await;
+        let reads: Vec<&plan::Node> = nodes
+            .iter()
+            .filter(|n| n.relation == "publication_jobs")
+            .collect();
+        assert!(
+            !reads.is_empty() && reads.iter().all(|n| n.kind == "Index Only Scan"),
+            "{name}: {nodes:#?}"
+        );
+    }
 
     // status, metrics and check read the counters and one probe per group: run, each reads
     // at most one row of publication_jobs per open group, however many open jobs there are.

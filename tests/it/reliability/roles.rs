@@ -359,7 +359,8 @@ async fn an_owner_without_createrole_migrates() {
             "destination_pauses",
             "event_trail",
             "pause_clock",
-            "remote_id_index"
+            "remote_id_index",
+            "job_counters"
         ]
     );
     let grants = env
