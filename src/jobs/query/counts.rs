@@ -183,9 +183,10 @@ pub struct Health {
 /// its exact count from `job_counters`, its oldest state change (one probe of
 /// `ix_publication_jobs_open_state_age`), how many of its jobs changed state before each
 /// cutoff, and whether its destination is paused. A group whose oldest job is younger than a
-/// cutoff has none before it, and is not read further; only a group with jobs past a cutoff
-/// (a problem `check` reports) counts them, a range of the same index. The cutoffs are
-/// computed once (InitPlans), not per group.
+/// cutoff has none before it, and is not read further; a group with jobs past a cutoff (a
+/// problem `check` reports) counts those that are not (the jobs of the last `stuck_after`, a
+/// range of the same index) and takes them from its count, so a backlog that grows during an
+/// incident is never read. The cutoffs are computed once (InitPlans), not per group.
 pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
     let mut sql = Sql::new();
     let stuck = sql.bind(secs(stuck_after));
@@ -199,12 +200,14 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
     let bulk = State::bulk().literal();
     let stuck_cutoff = format!("(SELECT now() - make_interval(secs => {stuck}::float8))");
     let overdue_cutoff = format!("(SELECT now() - make_interval(secs => {overdue}::float8))");
+    // The group's count less its jobs that changed state since the cutoff: a range that
+    // holds what arrived within the window, however large the backlog before it grows.
     let before = |cutoff: &str| {
         format!(
-            "CASE WHEN g.oldest < {cutoff} THEN \
+            "CASE WHEN g.oldest < {cutoff} THEN g.n - \
                (SELECT count(*) FROM publication_jobs j WHERE j.state = g.state \
                   AND j.destination = g.destination AND j.state <> {bulk} \
-                  AND j.state_changed_at < {cutoff}) \
+                  AND j.state_changed_at >= {cutoff}) \
              ELSE 0 END"
         )
     };
@@ -255,8 +258,28 @@ pub fn health_scan_sql(stuck_after: Duration, uncertain_after: Option<Duration>)
 }
 
 /// `$1` seconds: how many in_flight jobs hold a lease that expired more than that long ago,
-/// and the oldest expiry (a range of `ix_publication_jobs_lease`); with the clock.
+/// and the oldest expiry; with the clock. Counted from the side that stays small however
+/// long the incident: all in_flight jobs (their counters) less those whose lease ends after
+/// the cutoff (the live leases: about one per worker), a range of `ix_publication_jobs_lease`
+/// read from the index only; the oldest expiry is its first entry.
 pub fn expired_leases_sql(ago: Duration) -> Sql {
+    let mut sql = Sql::new();
+    let ago = sql.bind(secs(ago));
+    let in_flight = State::leased().literal();
+    let cutoff = format!("(SELECT now() - make_interval(secs => {ago}::float8))");
+    sql.text = format!(
+        "SELECT now(),
+                (SELECT coalesce(sum(n), 0)::bigint FROM job_counters WHERE state = {in_flight})
+                - (SELECT count(*) FROM publication_jobs
+                   WHERE state = {in_flight} AND lease_expires_at >= {cutoff}),
+                (SELECT min(lease_expires_at) FROM publication_jobs
+                 WHERE state = {in_flight} AND lease_expires_at < {cutoff})"
+    );
+    sql
+}
+
+/// Before the counters are built: [`expired_leases_sql`] as a range of the expired ones.
+pub fn expired_leases_scan_sql(ago: Duration) -> Sql {
     let mut sql = Sql::new();
     let ago = sql.bind(secs(ago));
     let in_flight = State::leased().literal();
@@ -278,7 +301,11 @@ pub async fn health<C: GenericClient>(
     } else {
         health_scan_sql(stuck_after, uncertain_after)
     };
-    let leases = expired_leases_sql(stuck_after);
+    let leases = if built {
+        expired_leases_sql(stuck_after)
+    } else {
+        expired_leases_scan_sql(stuck_after)
+    };
     let (grouped_params, lease_params) = (grouped.params(), leases.params());
     let (rows, lease) = futures::try_join!(
         client.query(&grouped.text, &grouped_params),
