@@ -57,7 +57,7 @@ async fn main() -> reconctl::Result<()> {
         set_counters(&admin, on).await?;
         let done = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
-        let mut tasks = Vec::new();
+        let mut tasks: Vec<tokio::task::JoinHandle<reconctl::Result<()>>> = Vec::new();
         for w in 0..workers {
             let c = target.connect().await?;
             let (done, stop) = (done.clone(), stop.clone());
@@ -73,7 +73,7 @@ async fn main() -> reconctl::Result<()> {
                     worker::complete(&c, &job, &format!("bench-{}", job.id)).await?;
                     done.fetch_add(1, Ordering::Relaxed);
                 }
-                reconctl::Result::Ok(())
+                Ok(())
             }));
         }
         tokio::time::sleep(Duration::from_secs(seconds)).await;
