@@ -285,9 +285,11 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
         .await;
     assert!(open > 2 * groups, "{open} open jobs in {groups} groups");
     let quiet = query::health_sql(Duration::from_secs(1000 * 86400), None);
+    let oldest = query::Sql::from_text(&query::oldest_uncertain_sql());
     for (name, sql) in [
         ("status/metrics", by_name("status/metrics")),
         ("check, nothing stuck", &quiet),
+        ("status: the oldest uncertain job", &oldest),
     ] {
         let nodes = plan::nodes(&plan::explain(&env.client, &sql.text, &sql.params(), true).await);
         let read: f64 = nodes
