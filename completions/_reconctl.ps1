@@ -123,6 +123,7 @@ Register-ArgumentCompleter -Native -CommandName 'reconctl' -ScriptBlock {
             [CompletionResult]::new('--statement-timeout', '--statement-timeout', [CompletionResultType]::ParameterName, 'Longest a single SQL statement may run, more than 0 [default: 10s]')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--recount', '--recount', [CompletionResultType]::ParameterName, 'Count every job (reads the whole table, concurrently with the workers) and compare with the counters status, metrics and check read; repair and record any difference')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more (e.g. `check` prints its findings even when healthy)')

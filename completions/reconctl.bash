@@ -797,7 +797,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__doctor)
-            opts="-o -q -v -W -h --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            opts="-o -q -v -W -h --recount --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

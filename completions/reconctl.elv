@@ -114,6 +114,7 @@ set edit:completion:arg-completer[reconctl] = {|@words|
             cand --statement-timeout 'Longest a single SQL statement may run, more than 0 [default: 10s]'
             cand --lock-timeout 'Longest to wait for a row or table lock before giving up with exit 6; 0s: do not wait [default: 2s]'
             cand --color 'When to use color (NO_COLOR is honoured with auto)'
+            cand --recount 'Count every job (reads the whole table, concurrently with the workers) and compare with the counters status, metrics and check read; repair and record any difference'
             cand -q 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
             cand --quiet 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
             cand -v 'Say more (e.g. `check` prints its findings even when healthy)'

@@ -112,6 +112,7 @@ complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l lock-timeou
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l color -d 'When to use color (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -l recount -d 'Count every job (reads the whole table, concurrently with the workers) and compare with the counters status, metrics and check read; repair and record any difference'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s q -l quiet -d 'Print nothing when an action succeeds; data (lists, status, metrics, -o json) is still printed, and a failure still says why on stderr'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s v -l verbose -d 'Say more (e.g. `check` prints its findings even when healthy)'
 complete -c reconctl -n "__fish_reconctl_using_subcommand doctor" -s W -l password -d 'Ask for the database password on the terminal when none is found (psql\'s -W): not in the URL, PGPASSWORD or ~/.pgpass. Never without a terminal (exit 2); nothing typed is echoed or printed'

@@ -115,6 +115,18 @@ pub async fn migrate(client: &mut tokio_postgres::Client) -> Result<Vec<Migratio
     migrate_waiting(client, LOCK_WAIT, |_: Option<&LockHolder>| {}).await
 }
 
+/// Apply the migrations up to `version` only (nothing after it, no counters' build): for tests
+/// that need a database as an older reconctl left it.
+#[doc(hidden)]
+pub async fn migrate_to(client: &mut tokio_postgres::Client, version: u32) -> Result<()> {
+    runner()
+        .set_target(refinery::Target::Version(version))
+        .run_async(client)
+        .await
+        .map_err(|e| Error::runtime(format!("migration failed: {e}")))?;
+    Ok(())
+}
+
 /// The session holding the migration lock: another `reconctl migrate`, normally.
 #[derive(Debug, Clone, Serialize)]
 pub struct LockHolder {
@@ -285,6 +297,7 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
     if pending.is_empty() {
         // Every migrate keeps the coming months' partitions of the audit log ready.
         crate::retention::ensure_partitions(&*client).await?;
+        after_migrations(client).await?;
         return Ok(Vec::new());
     }
     // V11 partitions the audit log: what would make its lock long is built first, outside
@@ -340,6 +353,7 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
         }
     })?;
     crate::retention::ensure_partitions(&*client).await?;
+    after_migrations(client).await?;
     let after = status(client).await?;
     Ok(after
         .into_iter()
@@ -347,6 +361,71 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
             m.state == MigrationState::Applied && pending.iter().any(|p| p.version == m.version)
         })
         .collect())
+}
+
+/// The expired leases per destination (`status -v`, `metrics`), read from an index only:
+/// in-flight jobs by lease expiry, with their destination. Built CONCURRENTLY (writers go
+/// on), so not in a migration (refinery runs each in a transaction, where CREATE INDEX holds
+/// a lock that stops every writer while it reads the whole table).
+pub const LEASE_DESTINATION_INDEX: &str = "ix_publication_jobs_lease_destination";
+
+/// What `migrate` does after the migrations, outside their transactions, so as not to stop
+/// the workers: the index of the expired leases, the counters' build. Each is done once;
+/// an interrupted one is finished by the next `migrate`.
+async fn after_migrations(client: &mut tokio_postgres::Client) -> Result<()> {
+    let present: bool = client
+        .query_one("SELECT to_regclass('job_counters_build') IS NOT NULL", &[])
+        .await?
+        .get(0);
+    if !present {
+        return Ok(()); // migrated to an older version only
+    }
+    // An interrupted CREATE INDEX CONCURRENTLY leaves an invalid index: dropped, rebuilt.
+    let valid: Option<bool> = client
+        .query_opt(
+            "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+             WHERE c.relname = $1 AND pg_table_is_visible(c.oid)",
+            &[&LEASE_DESTINATION_INDEX],
+        )
+        .await?
+        .map(|r| r.get(0));
+    if valid == Some(false) {
+        client
+            .batch_execute(&format!(
+                "DROP INDEX CONCURRENTLY IF EXISTS {LEASE_DESTINATION_INDEX}"
+            ))
+            .await?;
+    }
+    if valid != Some(true) {
+        client
+            .batch_execute(&format!(
+                "CREATE INDEX CONCURRENTLY IF NOT EXISTS {LEASE_DESTINATION_INDEX}
+                     ON publication_jobs (lease_expires_at, destination) WHERE state = 'in_flight'"
+            ))
+            .await
+            .map_err(|e| {
+                Error::from(e).hinted("the index of the expired leases is not built yet; run `reconctl migrate` again (with a longer --statement-timeout on a large table)")
+            })?;
+    }
+    build_counters(client).await
+}
+
+/// After V10 (job_counters) on a table that already held jobs: count them, concurrently with
+/// the workers, into the counters' base (see [`crate::jobs::counters`]). Not part of the
+/// migration itself: refinery runs a migration in one transaction, and the triggers' lock
+/// would stop every writer for the whole count. Runs on every `migrate` until it has
+/// succeeded once, so an interrupted or timed-out build is finished by running `migrate`
+/// again; under the migration lock, so two never race.
+async fn build_counters(client: &mut tokio_postgres::Client) -> Result<()> {
+    if crate::jobs::counters::is_built(&*client).await? {
+        return Ok(());
+    }
+    crate::jobs::counters::recount(&*client, None)
+        .await
+        .map_err(|e| {
+            e.hinted("the counters of the jobs written before migration V10 are not built yet (status shows accepted as unknown); run `reconctl migrate` again, with a longer --statement-timeout on a large table")
+        })?;
+    Ok(())
 }
 
 pub fn refuse_divergent(status: &[MigrationStatus]) -> Result<()> {

@@ -23,6 +23,10 @@ pub const TABLES: &[&str] = &[
     "plans",
     "plan_items",
     "plan_events",
+    // V10: exact counts per state and destination, whether they are built, their repairs.
+    "job_counters",
+    "job_counters_build",
+    "job_counters_repairs",
     // V11: what `events archive` wrote and what `events prune` dropped (the logs' monthly
     // partitions are not listed: they come and go).
     "event_archives",
@@ -66,6 +70,8 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_plans_created", false),
     ("ix_plan_items_open", false),
     ("ix_plan_events_plan", false),
+    // V10, built concurrently by `migrate` after the migrations (src/migrate.rs).
+    ("ix_publication_jobs_lease_destination", false),
 ];
 
 /// The server's version string (`SHOW server_version`), for `doctor`.

@@ -1,6 +1,7 @@
 //! `reconctl metrics`: Prometheus text exposition for the node_exporter textfile collector.
 //!
-//! Gauges (all exact, from the partial index of the open states, except where named):
+//! Gauges (all exact: the counts from the counters the database keeps per state and
+//! destination, migrations/V10; the ages one index probe per group):
 //!
 //! * `reconctl_jobs{state,destination}`: open jobs (every state but accepted). Every open
 //!   state of every known destination (seen in the table or configured) has a sample, 0
@@ -8,9 +9,9 @@
 //! * `reconctl_oldest_age_seconds{state,destination}`: how long the job longest in that
 //!   state has been in it; like `reconctl_jobs`, every open state of every known destination
 //!   has a sample, 0 when it has no job.
-//! * `reconctl_jobs_accepted`: accepted jobs, in a metric of its own because on a large table
-//!   it is an estimate (`reconctl_jobs_accepted_estimated` is 1 then): summing
-//!   `reconctl_jobs` never mixes an estimate into exact numbers.
+//! * `reconctl_jobs_accepted`: accepted jobs (all destinations), in a metric of its own so
+//!   that summing `reconctl_jobs` gives the open jobs; absent until `reconctl migrate` has
+//!   built the counters.
 //! * `reconctl_destination_paused{destination}`: 1 while the destination is paused (workers
 //!   claim none of its jobs, SPEC §6), else 0; every known destination has a sample.
 //! * `reconctl_destination_paused_seconds{destination}`: how long it has been paused (0 when
@@ -162,10 +163,10 @@ fn collect(o: &Overview, configured: &[String], pauses: &Pauses, recent: &Recent
             samples: ages,
         },
     ];
-    if let Some(n) = o.accepted.count {
+    if let Some(n) = o.accepted {
         families.push(Family {
             name: "reconctl_jobs_accepted",
-            help: "Accepted jobs; an estimate from the planner's statistics when reconctl_jobs_accepted_estimated is 1.",
+            help: "Accepted jobs (exact).",
             samples: vec![Sample {
                 name: "reconctl_jobs_accepted",
                 labels: BTreeMap::new(),
@@ -173,15 +174,6 @@ fn collect(o: &Overview, configured: &[String], pauses: &Pauses, recent: &Recent
             }],
         });
     }
-    families.push(Family {
-        name: "reconctl_jobs_accepted_estimated",
-        help: "1 when reconctl_jobs_accepted is an estimate (or missing: the table was never analyzed), 0 when exact.",
-        samples: vec![Sample {
-            name: "reconctl_jobs_accepted_estimated",
-            labels: BTreeMap::new(),
-            value: if o.accepted.estimated { 1.0 } else { 0.0 },
-        }],
-    });
     let mut paused = Vec::new();
     let mut paused_seconds = Vec::new();
     for d in &destinations {

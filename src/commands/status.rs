@@ -1,8 +1,8 @@
 //! `reconctl status`: per state and destination, how many and how old.
 //!
-//! The open states are counted exactly from a small partial index; `accepted`, almost the
-//! whole table, is estimated on a large table (labelled so), because counting it exactly
-//! means reading every row (see `jobs::query::overview`).
+//! Every count is exact, read from the counters the database keeps per state and destination
+//! (migrations/V10); each open group's oldest age is one index probe (see
+//! `jobs::query::overview`).
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -23,7 +23,7 @@ use crate::ui::{paragraphs, thousands, Cell, Column, Output, Render, Table, Tone
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl status\n  reconctl status -o json\n  reconctl status -v --watch\n  reconctl status --watch --interval 10s -o jsonl >> incident.jsonl\n\nStates come most actionable first. Counts are exact, except accepted on a large table: estimated from the planner's statistics (marked ≈, and \"estimated\": true in JSON).\nA paused destination (workers claim none of its jobs) is marked \"(paused)\", and its pause (who, why, since, until) listed below the counts; JSON: \"paused\" per destination and \"pauses\".\nThe oldest uncertain job (the first of `reconctl jobs uncertain`) is named below; JSON: \"oldest_uncertain\" (a job, or null).\nWith -v: the moves of the last 5 minutes and hour per action and destination (timeouts, sweeps, reconcile verdicts, marks) and the expired leases; JSON: \"moves\", \"expired_leases\".\n--watch refreshes it until q or Ctrl-C, showing each count's change since the watch began (up or down arrows)."
+    after_help = "Examples:\n  reconctl status\n  reconctl status -o json\n  reconctl status -v --watch\n  reconctl status --watch --interval 10s -o jsonl >> incident.jsonl\n\nStates come most actionable first. Counts are exact (kept by the database with every write).\nA paused destination (workers claim none of its jobs) is marked \"(paused)\", and its pause (who, why, since, until) listed below the counts; JSON: \"paused\" per destination and \"pauses\".\nThe oldest uncertain job (the first of `reconctl jobs uncertain`) is named below; JSON: \"oldest_uncertain\" (a job, or null).\nWith -v: the moves of the last 5 minutes and hour per action and destination (timeouts, sweeps, reconcile verdicts, marks) and the expired leases; JSON: \"moves\", \"expired_leases\".\n--watch refreshes it until q or Ctrl-C, showing each count's change since the watch began (up or down arrows)."
 )]
 pub struct Args {
     #[command(flatten)]
@@ -44,9 +44,8 @@ struct DestinationStatus {
 #[derive(Debug, Clone, Serialize)]
 struct StateStatus {
     state: State,
-    /// `null`: unknown (accepted, on a large table never analyzed).
+    /// `null`: unknown (accepted, before `reconctl migrate` has built the counters).
     count: Option<i64>,
-    estimated: bool,
     /// Of the job longest in this state; `null` for accepted (not tracked) or no jobs.
     oldest_age_seconds: Option<i64>,
     destinations: Vec<DestinationStatus>,
@@ -103,8 +102,7 @@ fn report(
             if state == State::Accepted {
                 return StateStatus {
                     state,
-                    count: o.accepted.count,
-                    estimated: o.accepted.estimated,
+                    count: o.accepted,
                     oldest_age_seconds: None,
                     destinations: Vec::new(),
                 };
@@ -124,7 +122,6 @@ fn report(
             StateStatus {
                 state,
                 count: Some(destinations.iter().map(|d| d.count).sum()),
-                estimated: false,
                 oldest_age_seconds: destinations.iter().map(|d| d.oldest_age_seconds).max(),
                 destinations,
             }
@@ -196,7 +193,7 @@ impl StatusReport {
     }
 
     /// The counts table (a state's destinations under it, `(all)` first when there are
-    /// several), the estimate's note, the pauses in force, the oldest uncertain job, and with
+    /// several), the pauses in force, the oldest uncertain job, and with
     /// -v the recent moves. Built from the report alone, so a live view can redraw it; with
     /// `first` (a watch's first refresh), each count's change since then in a column of its own.
     fn render_table(&self, ui: &Ui, first: Option<&StatusReport>) -> String {
@@ -216,16 +213,14 @@ impl StatusReport {
                 row.insert(3, Cell::new(change(now, f.count_of(state, destination))));
             }
         };
-        let mut estimated = false;
         for s in &self.states {
             if s.state == State::Accepted {
-                let (count, note) = match (s.count, s.estimated) {
-                    (Some(n), true) => {
-                        estimated = true;
-                        (format!("≈ {}", thousands(n)), "estimated")
-                    }
-                    (Some(n), false) => (thousands(n), ""),
-                    (None, _) => ("unknown".to_string(), "not analyzed yet"),
+                let (count, note) = match s.count {
+                    Some(n) => (thousands(n), ""),
+                    None => (
+                        "unknown".to_string(),
+                        "counters not built: run reconctl migrate",
+                    ),
                 };
                 let mut row = vec![
                     Cell::state(s.state),
@@ -308,13 +303,6 @@ impl StatusReport {
             };
         }
         let mut text = t.render(ui);
-        if estimated {
-            text.push('\n');
-            text.push_str(&paragraphs(
-                "≈ estimated from the planner's statistics (exact counts would read every accepted row)",
-                ui.width().map(usize::from),
-            ));
-        }
         if !self.pause_rows.is_empty() {
             text.push_str("\n\n");
             text.push_str(&paused_table(ui, self.pauses_now, &self.pause_rows));

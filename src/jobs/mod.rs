@@ -2,6 +2,7 @@
 
 pub mod archive;
 pub mod commit;
+pub mod counters;
 pub mod events;
 pub mod external_ref;
 pub mod model;

@@ -133,7 +133,7 @@ impl State {
 
     /// Where the worker API puts a job the destination confirmed: the state almost every job
     /// ends in (97% of a production table). The partial indexes of the open jobs leave it
-    /// out, and on a large table `status` estimates its count instead of reading it.
+    /// out, and `status` reads its count from the counters (job_counters), never the rows.
     pub fn bulk() -> State {
         Action::Complete.to()
     }

@@ -9,6 +9,7 @@ mod hostile;
 mod alerting;
 mod bracket;
 mod connect;
+mod counters;
 mod destinations;
 mod events;
 mod foundation;

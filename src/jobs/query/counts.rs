@@ -1,9 +1,12 @@
 //! Counts and oldest ages, for `status`, `metrics` and `check`.
 //!
-//! The open states are counted exactly from the small partial index
-//! `ix_publication_jobs_open_state_age (state, destination, state_changed_at)`. The accepted
-//! rows (97% of the table) are never counted on a large table: their number is estimated from
-//! the planner's statistics and labelled so.
+//! The counts are exact and cost one small read per (state, destination) group, whatever
+//! the table's size or churn: `job_counters` (migrations/V10), kept by triggers in every
+//! writer's transaction, summed over its slots. The oldest age of each open group is one
+//! probe of `ix_publication_jobs_open_state_age (state, destination, state_changed_at)`: the
+//! first entry of the group. Until `migrate` has built the counters for the rows written
+//! before V10 (see [`crate::jobs::counters`]), the open states are counted from that index
+//! instead, and the accepted count is unknown.
 
 use std::time::Duration;
 
@@ -16,30 +19,35 @@ use crate::error::{Error, Result};
 use crate::jobs::model::Job;
 use crate::jobs::state::State;
 
-/// Tables up to this many pages (2 MB, some thousands of jobs) are small enough to count
-/// `accepted` exactly: scanning them takes about a millisecond. Above it, the count is
-/// estimated (and labelled so), because an exact count reads every accepted row.
-pub const EXACT_COUNT_MAX_PAGES: i64 = 256;
-
-/// Exact counts and oldest ages of the open states (every state but the bulk one), per state
-/// and destination: an index-only scan of `ix_publication_jobs_open_state_age`.
-pub fn open_groups_sql() -> String {
+/// The oldest `state_changed_at` of the group `c.state, c.destination` (an open state): one
+/// probe of `ix_publication_jobs_open_state_age`.
+fn oldest_probe(group: &str) -> String {
     format!(
-        "SELECT state, destination, count(*), min(state_changed_at) \
-         FROM publication_jobs WHERE state <> {} GROUP BY state, destination",
+        "(SELECT min(j.state_changed_at) FROM publication_jobs j \
+          WHERE j.state = {group}.state AND j.destination = {group}.destination AND j.state <> {})",
         State::bulk().literal()
     )
 }
 
-/// The planner's statistics of the table and its size now, for the accepted estimate.
-pub const TABLE_STATS_SQL: &str = "SELECT now(), c.reltuples::float8, c.relpages::bigint, \
-     (pg_relation_size(c.oid) / current_setting('block_size')::bigint)::bigint \
-     FROM pg_class c WHERE c.oid = 'publication_jobs'::regclass";
-
-/// On a small table only (see [`EXACT_COUNT_MAX_PAGES`]): the exact accepted count.
-pub fn accepted_exact_sql() -> String {
+/// Every group's exact count (the sum of its counter slots) and, for an open group, its
+/// oldest state change.
+pub fn counter_groups_sql() -> String {
     format!(
-        "SELECT count(*) FROM publication_jobs WHERE state = {}",
+        "SELECT c.state, c.destination, c.n, \
+                CASE WHEN c.state <> {bulk} THEN {probe} END \
+         FROM (SELECT state, destination, sum(n)::bigint AS n FROM job_counters \
+               GROUP BY state, destination HAVING sum(n) <> 0) c",
+        bulk = State::bulk().literal(),
+        probe = oldest_probe("c"),
+    )
+}
+
+/// Before the counters are built: exact counts and oldest ages of the open states, an
+/// index-only scan of `ix_publication_jobs_open_state_age`.
+pub fn open_groups_sql() -> String {
+    format!(
+        "SELECT state, destination, count(*), min(state_changed_at) \
+         FROM publication_jobs WHERE state <> {} GROUP BY state, destination",
         State::bulk().literal()
     )
 }
@@ -54,27 +62,23 @@ pub struct OpenGroup {
     pub oldest_state_changed_at: DateTime<Utc>,
 }
 
+fn parse_state(state: &str) -> Result<State> {
+    state
+        .parse()
+        .map_err(|e| Error::bug(format!("job row has {e}")))
+}
+
 impl OpenGroup {
     /// From a row of `state, destination, count(*), min(state_changed_at)`.
     fn from_row(row: &tokio_postgres::Row) -> Result<OpenGroup> {
         let state: String = row.try_get(0)?;
         Ok(OpenGroup {
-            state: state
-                .parse()
-                .map_err(|e| Error::bug(format!("job row has {e}")))?,
+            state: parse_state(&state)?,
             destination: row.try_get(1)?,
             count: row.try_get(2)?,
             oldest_state_changed_at: row.try_get(3)?,
         })
     }
-}
-
-/// How many jobs are accepted: exact on a small table, else estimated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct AcceptedCount {
-    /// `None`: unknown (a large table the planner has no statistics for yet).
-    pub count: Option<i64>,
-    pub estimated: bool,
 }
 
 /// Every state's count, for `status` and `metrics`.
@@ -83,61 +87,95 @@ pub struct Overview {
     pub now: DateTime<Utc>,
     /// Sorted by state (most urgent first), then destination.
     pub open: Vec<OpenGroup>,
-    pub accepted: AcceptedCount,
+    /// Exact; `None` until `migrate` has built the counters.
+    pub accepted: Option<i64>,
 }
 
-pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
-    // Both statements at once on the one connection (pipelined).
-    let groups_sql = open_groups_sql();
-    let (groups, stats) = futures::try_join!(
-        client.query(&groups_sql, &[]),
-        client.query_one(TABLE_STATS_SQL, &[]),
-    )?;
-    let mut open = groups
-        .iter()
-        .map(OpenGroup::from_row)
-        .collect::<Result<Vec<_>>>()?;
+/// Most urgent state first, then destination.
+fn sort_groups(open: &mut [OpenGroup]) {
     let urgency = |s: State| State::BY_URGENCY.iter().position(|u| *u == s);
     open.sort_by(|a, b| {
         (urgency(a.state), &a.destination).cmp(&(urgency(b.state), &b.destination))
     });
-    let now: DateTime<Utc> = stats.try_get(0)?;
-    let reltuples: f64 = stats.try_get(1)?;
-    let relpages: i64 = stats.try_get(2)?;
-    let pages: i64 = stats.try_get(3)?;
-    let open_total: i64 = open.iter().map(|g| g.count).sum();
-    let accepted = if pages <= EXACT_COUNT_MAX_PAGES {
-        let n: i64 = client
-            .query_one(&accepted_exact_sql(), &[])
-            .await?
-            .try_get(0)?;
-        AcceptedCount {
-            count: Some(n),
-            estimated: false,
+}
+
+pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
+    let groups_sql = counter_groups_sql();
+    let (groups, clock) = futures::try_join!(
+        client.query(&groups_sql, &[]),
+        client.query_one(
+            "SELECT now(), (SELECT built_at IS NOT NULL FROM job_counters_build)",
+            &[]
+        ),
+    )?;
+    let now: DateTime<Utc> = clock.try_get(0)?;
+    let built: Option<bool> = clock.try_get(1)?;
+    if built != Some(true) {
+        let rows = client.query(&open_groups_sql(), &[]).await?;
+        let mut open = rows
+            .iter()
+            .map(OpenGroup::from_row)
+            .collect::<Result<Vec<_>>>()?;
+        sort_groups(&mut open);
+        return Ok(Overview {
+            now,
+            open,
+            accepted: None,
+        });
+    }
+    let mut open = Vec::new();
+    let mut accepted = 0;
+    for row in &groups {
+        let state = parse_state(row.try_get(0)?)?;
+        let count: i64 = row.try_get(2)?;
+        if state == State::bulk() {
+            accepted += count;
+            continue;
         }
-    } else if reltuples >= 0.0 && relpages > 0 {
-        // As the planner does: the last known density, times the table's size now.
-        let total = reltuples / relpages as f64 * pages as f64;
-        AcceptedCount {
-            count: Some(((total.round() as i64) - open_total).max(0)),
-            estimated: true,
-        }
-    } else {
-        AcceptedCount {
-            count: None,
-            estimated: true,
-        }
-    };
+        // A counter above the table's count (tampered with; `doctor --recount` repairs it)
+        // has no job to probe: its age is 0.
+        let oldest: Option<DateTime<Utc>> = row.try_get(3)?;
+        open.push(OpenGroup {
+            state,
+            destination: row.try_get(1)?,
+            count,
+            oldest_state_changed_at: oldest.unwrap_or(now),
+        });
+    }
+    sort_groups(&mut open);
     Ok(Overview {
         now,
         open,
-        accepted,
+        accepted: Some(accepted),
     })
 }
 
-/// The first job of `jobs uncertain` (the longest uncertain): its listing's first page of
-/// one, so `status` and `jobs uncertain` cannot disagree on which job is the oldest.
+/// The job longest uncertain, as the first of `jobs uncertain` (by `state_changed_at`, then
+/// id): per destination with uncertain jobs (their counters), the first entry of
+/// `ix_publication_jobs_open_state_age`, then the earliest of those. One probe per
+/// destination, where the listing's first page sorts every uncertain job.
+pub fn oldest_uncertain_sql() -> String {
+    let uncertain = State::Uncertain.literal();
+    format!(
+        "SELECT {job} FROM (SELECT destination FROM job_counters WHERE state = {uncertain}
+                       GROUP BY destination HAVING sum(n) <> 0) d
+         CROSS JOIN LATERAL (
+             SELECT * FROM publication_jobs p
+             WHERE p.state = {uncertain} AND p.destination = d.destination
+             ORDER BY p.state_changed_at, p.id LIMIT 1) j
+         ORDER BY j.state_changed_at, j.id LIMIT 1",
+        job = crate::jobs::model::qualified(crate::jobs::model::JOB_COLUMNS, "j"),
+    )
+}
+
+/// The first job of `jobs uncertain` (the longest uncertain), so `status` and `jobs
+/// uncertain` cannot disagree on which job is the oldest: [`oldest_uncertain_sql`]; before
+/// the counters are built, the listing's first page of one.
 pub async fn oldest_uncertain<C: GenericClient>(client: &C) -> Result<Option<Job>> {
+    if crate::jobs::counters::is_built(client).await? {
+        let row = client.query_opt(&oldest_uncertain_sql(), &[]).await?;
+        return row.as_ref().map(Job::from_row).transpose();
+    }
     let listing = super::Listing::Uncertain { destination: None };
     let page = super::page_after(client, &listing, None, 1).await?;
     Ok(page.jobs.into_iter().next())
@@ -163,12 +201,59 @@ pub struct Health {
     pub waiting_paused: i64,
 }
 
-/// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. Per state, one pass
-/// of an index-only scan of `ix_publication_jobs_open_state_age` over the states `check`
-/// counts (the unsettled and the waiting ones); the cutoffs are computed once (InitPlans), not per row.
-/// The last column counts the stuck ones of paused destinations (a hashed subplan over the
-/// few rows of `destination_pauses`), so `check` can say why they wait.
+/// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. One row per group
+/// (state, destination) of the states `check` counts (the unsettled and the waiting ones):
+/// its exact count from `job_counters`, its oldest state change (one probe of
+/// `ix_publication_jobs_open_state_age`), how many of its jobs changed state before each
+/// cutoff, and whether its destination is paused. A group whose oldest job is younger than a
+/// cutoff has none before it, and is not read further; a group with jobs past a cutoff (a
+/// problem `check` reports) counts those that are not (the jobs of the last `stuck_after`, a
+/// range of the same index) and takes them from its count, so a backlog that grows during an
+/// incident is never read. The cutoffs are computed once (InitPlans), not per group.
 pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
+    let mut sql = Sql::new();
+    let stuck = sql.bind(secs(stuck_after));
+    let overdue = sql.bind(uncertain_after.map(secs));
+    let states: Vec<State> = State::unsettled()
+        .iter()
+        .chain(State::waiting())
+        .copied()
+        .collect();
+    let states = State::literals(&states);
+    let bulk = State::bulk().literal();
+    let stuck_cutoff = format!("(SELECT now() - make_interval(secs => {stuck}::float8))");
+    let overdue_cutoff = format!("(SELECT now() - make_interval(secs => {overdue}::float8))");
+    // The group's count less its jobs that changed state since the cutoff: a range that
+    // holds what arrived within the window, however large the backlog before it grows.
+    let before = |cutoff: &str| {
+        format!(
+            "CASE WHEN g.oldest < {cutoff} THEN g.n - \
+               (SELECT count(*) FROM publication_jobs j WHERE j.state = g.state \
+                  AND j.destination = g.destination AND j.state <> {bulk} \
+                  AND j.state_changed_at >= {cutoff}) \
+             ELSE 0 END"
+        )
+    };
+    sql.text = format!(
+        "WITH g AS MATERIALIZED (
+            SELECT c.state, c.destination, c.n, {probe} AS oldest
+            FROM (SELECT state, destination, sum(n)::bigint AS n FROM job_counters
+                  WHERE state IN ({states}) GROUP BY state, destination HAVING sum(n) <> 0) c)
+         SELECT g.state, g.n, g.oldest, {stuck_count}, {overdue_count},
+                EXISTS (SELECT 1 FROM destination_pauses p WHERE p.destination = g.destination
+                        AND (p.until IS NULL OR p.until > now())),
+                {stuck_cutoff}
+         FROM g",
+        probe = oldest_probe("c"),
+        stuck_count = before(&stuck_cutoff),
+        overdue_count = before(&overdue_cutoff),
+    );
+    sql
+}
+
+/// Before the counters are built: one pass of an index-only scan of
+/// `ix_publication_jobs_open_state_age`, in the columns of [`health_sql`], per group.
+pub fn health_scan_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
     let mut sql = Sql::new();
     let stuck = sql.bind(secs(stuck_after));
     let overdue = sql.bind(uncertain_after.map(secs));
@@ -183,21 +268,41 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
     sql.text = format!(
         "SELECT state, count(*), min(state_changed_at),
                 count(*) FILTER (WHERE state_changed_at < {stuck_cutoff}),
-                min(state_changed_at) FILTER (WHERE state_changed_at < {stuck_cutoff}),
                 count(*) FILTER (WHERE state_changed_at < {overdue_cutoff}),
-                count(*) FILTER (WHERE state_changed_at < {stuck_cutoff} AND destination IN (
+                destination IN (
                     SELECT p.destination FROM destination_pauses p
-                    WHERE p.until IS NULL OR p.until > now()))
+                    WHERE p.until IS NULL OR p.until > now()),
+                {stuck_cutoff}
          FROM publication_jobs
          WHERE state IN ({states})
-         GROUP BY state"
+         GROUP BY state, destination"
     );
     sql
 }
 
 /// `$1` seconds: how many in_flight jobs hold a lease that expired more than that long ago,
-/// and the oldest expiry (a range of `ix_publication_jobs_lease`); with the clock.
+/// and the oldest expiry; with the clock. Counted from the side that stays small however
+/// long the incident: all in_flight jobs (their counters) less those whose lease ends after
+/// the cutoff (the live leases: about one per worker), a range of `ix_publication_jobs_lease`
+/// read from the index only; the oldest expiry is its first entry.
 pub fn expired_leases_sql(ago: Duration) -> Sql {
+    let mut sql = Sql::new();
+    let ago = sql.bind(secs(ago));
+    let in_flight = State::leased().literal();
+    let cutoff = format!("(SELECT now() - make_interval(secs => {ago}::float8))");
+    sql.text = format!(
+        "SELECT now(),
+                (SELECT coalesce(sum(n), 0)::bigint FROM job_counters WHERE state = {in_flight})
+                - (SELECT count(*) FROM publication_jobs
+                   WHERE state = {in_flight} AND lease_expires_at >= {cutoff}),
+                (SELECT min(lease_expires_at) FROM publication_jobs
+                 WHERE state = {in_flight} AND lease_expires_at < {cutoff})"
+    );
+    sql
+}
+
+/// Before the counters are built: [`expired_leases_sql`] as a range of the expired ones.
+pub fn expired_leases_scan_sql(ago: Duration) -> Sql {
     let mut sql = Sql::new();
     let ago = sql.bind(secs(ago));
     let in_flight = State::leased().literal();
@@ -213,8 +318,17 @@ pub async fn health<C: GenericClient>(
     stuck_after: Duration,
     uncertain_after: Option<Duration>,
 ) -> Result<Health> {
-    let grouped = health_sql(stuck_after, uncertain_after);
-    let leases = expired_leases_sql(stuck_after);
+    let built = crate::jobs::counters::is_built(client).await?;
+    let grouped = if built {
+        health_sql(stuck_after, uncertain_after)
+    } else {
+        health_scan_sql(stuck_after, uncertain_after)
+    };
+    let leases = if built {
+        expired_leases_sql(stuck_after)
+    } else {
+        expired_leases_scan_sql(stuck_after)
+    };
     let (grouped_params, lease_params) = (grouped.params(), leases.params());
     let (rows, lease) = futures::try_join!(
         client.query(&grouped.text, &grouped_params),
@@ -233,31 +347,38 @@ pub async fn health<C: GenericClient>(
         oldest_expired_lease: lease.try_get(2)?,
         waiting_paused: 0,
     };
+    let earliest = |a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>| match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    // One row per group: state, count, oldest, stuck, overdue, paused, the stuck cutoff.
     for row in &rows {
         let state: String = row.try_get(0)?;
         let count: i64 = row.try_get(1)?;
         let oldest: Option<DateTime<Utc>> = row.try_get(2)?;
         let stuck: i64 = row.try_get(3)?;
-        let oldest_stuck: Option<DateTime<Utc>> = row.try_get(4)?;
-        let overdue: i64 = row.try_get(5)?;
-        let stuck_paused: i64 = row.try_get(6)?;
+        let overdue: i64 = row.try_get(4)?;
+        let paused: bool = row.try_get::<_, Option<bool>>(5)?.unwrap_or(false);
+        let stuck_cutoff: DateTime<Utc> = row.try_get(6)?;
         match state.parse::<State>() {
             Ok(State::Uncertain) => {
-                h.uncertain = count;
-                h.oldest_uncertain = oldest;
-                h.uncertain_overdue = overdue;
+                h.uncertain += count;
+                h.oldest_uncertain = earliest(h.oldest_uncertain, oldest);
+                h.uncertain_overdue += overdue;
             }
             Ok(State::Conflict) => {
-                h.conflict = count;
-                h.oldest_conflict = oldest;
+                h.conflict += count;
+                h.oldest_conflict = earliest(h.oldest_conflict, oldest);
             }
             Ok(s) if State::waiting().contains(&s) => {
                 h.waiting += stuck;
-                h.waiting_paused += stuck_paused;
-                h.oldest_waiting = match (h.oldest_waiting, oldest_stuck) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
+                if paused {
+                    h.waiting_paused += stuck;
+                }
+                if stuck > 0 {
+                    h.oldest_waiting =
+                        earliest(h.oldest_waiting, oldest.filter(|o| *o < stuck_cutoff));
+                }
             }
             _ => return Err(Error::bug(format!("health counted state {state}"))),
         }

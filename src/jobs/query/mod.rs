@@ -4,7 +4,8 @@
 //!
 //! Every statement here is shaped for one of the indexes of `migrations/` (their names are in
 //! [`crate::schema`]), so that its cost follows what it returns, not the size of the table:
-//! lists page in keyset order ([`list`]), counts come from the partial index of the open states
+//! lists page in keyset order ([`list`]), counts come from the counters the database keeps per
+//! state and destination and one index probe per group
 //! ([`counts`]), the out-of-order search reads only the recent audit log ([`order`]).
 //!
 //! State names are written into the statements as literals

@@ -79,6 +79,7 @@ async fn doctor_checks_connection_migrations_indexes_and_destinations() {
     let mut want: BTreeMap<String, bool> = [
         ("connection", true),
         ("migrations", true),
+        ("counters", true),
         ("config", true),
         ("destination cms-a", true),
         ("destination cms-down", false),

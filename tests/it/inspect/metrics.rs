@@ -137,17 +137,15 @@ async fn metrics_parse_back_to_the_counts_and_ages() {
         "no job: age 0, the series present"
     );
     assert_eq!(series(&m, "reconctl_jobs_accepted", &[]), Some(2.0));
-    assert_eq!(
-        series(&m, "reconctl_jobs_accepted_estimated", &[]),
-        Some(0.0)
-    );
+    // Exact: no estimate, so no series saying whether it is one.
+    assert_eq!(series(&m, "reconctl_jobs_accepted_estimated", &[]), None);
     let ts = series(&m, "reconctl_collected_timestamp_seconds", &[]).unwrap();
     let now = chrono::Utc::now().timestamp() as f64;
     assert!((ts - now).abs() < 60.0, "{ts} vs {now}");
-    // 6 states × 3 destinations, counts and ages, accepted, estimated, timestamp, per destination
+    // 6 states × 3 destinations, counts and ages, accepted, timestamp, per destination
     // whether (and how long) it is paused and its expired leases (count, oldest), and 10
     // counted moves × 3 destinations × 2 windows.
-    assert_eq!(m.len(), 18 + 18 + 3 + 2 * 3 + 2 * 3 + 10 * 3 * 2);
+    assert_eq!(m.len(), 18 + 18 + 2 + 2 * 3 + 2 * 3 + 10 * 3 * 2);
 
     let v = env.run(&["metrics", "-o", "json"]).expect(0).json();
     let names: Vec<&str> = v["families"]
@@ -162,7 +160,6 @@ async fn metrics_parse_back_to_the_counts_and_ages() {
             "reconctl_jobs",
             "reconctl_oldest_age_seconds",
             "reconctl_jobs_accepted",
-            "reconctl_jobs_accepted_estimated",
             "reconctl_destination_paused",
             "reconctl_destination_paused_seconds",
             "reconctl_expired_leases",

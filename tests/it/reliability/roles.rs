@@ -361,6 +361,7 @@ async fn an_owner_without_createrole_migrates() {
             "pause_clock",
             "remote_id_index",
             "plans",
+            "job_counters",
             "partitioned_events"
         ]
     );

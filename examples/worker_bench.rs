@@ -1,0 +1,107 @@
+//! Worker throughput with and without the job counters' triggers (migrations/V10), for
+//! scripts/bench-counters.
+//!
+//! WORKERS concurrent workers, each on its own session, loop over the library's own
+//! `worker::claim` (of the destination `cms-bench`), `worker::mark_sent` and
+//! `worker::complete`: a job's whole life after its reservation, three committed writes. The
+//! rounds alternate "with" and "without" (the counter triggers disabled by ALTER TABLE, as
+//! the table's owner) so that whatever drifts on a shared machine drifts for both alike.
+//! Prints jobs per second per round and the ratio of the medians.
+//!
+//!   cargo run --release --example worker_bench -- DATABASE_URL [WORKERS] [SECONDS] [ROUNDS]
+//!
+//! Needs enough pending jobs of `cms-bench` for every round (scripts/bench-counters adds them).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use reconctl::db::{SessionLimits, Target};
+use reconctl::jobs::worker;
+
+const TRIGGERS: [&str; 4] = [
+    "job_counters_insert",
+    "job_counters_update",
+    "job_counters_delete",
+    "job_counters_truncate",
+];
+
+async fn set_counters(c: &tokio_postgres::Client, on: bool) -> reconctl::Result<()> {
+    for t in TRIGGERS {
+        let how = if on { "ENABLE ALWAYS" } else { "DISABLE" };
+        c.batch_execute(&format!("ALTER TABLE publication_jobs {how} TRIGGER {t}"))
+            .await?;
+    }
+    Ok(())
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 4)]
+async fn main() -> reconctl::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let url = args
+        .next()
+        .expect("usage: worker_bench DATABASE_URL [WORKERS] [SECONDS] [ROUNDS]");
+    let workers: usize = args.next().map_or(8, |n| n.parse().expect("a number"));
+    let seconds: u64 = args.next().map_or(5, |n| n.parse().expect("a number"));
+    let rounds: usize = args.next().map_or(3, |n| n.parse().expect("a number"));
+    let limits = SessionLimits {
+        statement_timeout: Duration::from_secs(60),
+        ..SessionLimits::default()
+    };
+    let target = Target::resolve(Some(&url), &limits)?;
+    let admin = target.connect().await?;
+    let mut with = Vec::new();
+    let mut without = Vec::new();
+    for round in 0..rounds * 2 {
+        let on = round % 2 == 0;
+        set_counters(&admin, on).await?;
+        let done = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut tasks: Vec<tokio::task::JoinHandle<reconctl::Result<()>>> = Vec::new();
+        for w in 0..workers {
+            let c = target.connect().await?;
+            let (done, stop) = (done.clone(), stop.clone());
+            tasks.push(tokio::spawn(async move {
+                let owner = format!("bench-worker-{w}");
+                let lease = Duration::from_secs(300);
+                while !stop.load(Ordering::Relaxed) {
+                    let Some(job) = worker::claim(&c, &owner, lease, Some("cms-bench")).await?
+                    else {
+                        panic!("worker_bench: no pending job of cms-bench left to claim");
+                    };
+                    let job = worker::mark_sent(&c, &job).await?;
+                    worker::complete(&c, &job, &format!("bench-{}", job.id)).await?;
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(())
+            }));
+        }
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+        stop.store(true, Ordering::Relaxed);
+        for t in tasks {
+            t.await.expect("a worker panicked")?;
+        }
+        let rate = done.load(Ordering::Relaxed) as f64 / seconds as f64;
+        println!(
+            "round {}: {} counters: {rate:.0} jobs/s (claim + mark_sent + complete, {workers} workers)",
+            round / 2 + 1,
+            if on { "with   " } else { "without" }
+        );
+        if on {
+            with.push(rate);
+        } else {
+            without.push(rate);
+        }
+    }
+    set_counters(&admin, true).await?;
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        v[v.len() / 2]
+    };
+    let (w, wo) = (median(&mut with), median(&mut without));
+    println!(
+        "worker throughput: with counters {w:.0} jobs/s, without {wo:.0} jobs/s: {:.2}x",
+        w / wo
+    );
+    Ok(())
+}

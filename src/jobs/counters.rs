@@ -1,0 +1,177 @@
+//! The exact counts per state and destination (`job_counters`, migrations/V10), and the two
+//! things that write their base: `migrate` building them for the rows written before V10,
+//! and `doctor --recount` verifying them against a real count and repairing them.
+//!
+//! The triggers of V10 add every write's change to the slots 0..15 in the writer's own
+//! transaction. Both operations here work the same way, without stopping any writer: in one
+//! REPEATABLE READ snapshot they count the table (C) and sum the counters (K). Every
+//! transaction visible in that snapshot is in both C and (when it wrote after V10) K; every
+//! transaction not visible is in neither, and adds its change to the counters when it
+//! commits. So the counters are exact once `C - K` is added to them; it goes into the base
+//! slot -1, which no trigger writes, so the insert cannot wait for or conflict with a writer.
+//! (For a table with writes before V10, K holds only the later writes' changes and `C - K`
+//! is exactly the count the triggers never saw.) The migration lock serializes the two.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio_postgres::Client;
+
+use crate::error::{Error, Result};
+
+/// Serializes builds and recounts (`pg_try_advisory_lock`): "counters".
+const COUNTERS_LOCK: i64 = 0x636f_756e_7465_7273;
+
+/// The base slot: written only here.
+pub const BASE_SLOT: i16 = -1;
+
+/// Is `job_counters` complete (built by the migration on an empty table, by `migrate` or
+/// by `doctor --recount`)?
+pub const BUILT_SQL: &str = "SELECT built_at IS NOT NULL FROM job_counters_build";
+
+/// In one snapshot: every group whose real count differs from its counters.
+pub const DIFFERENCES_SQL: &str = "\
+    WITH counted AS (SELECT state, destination, count(*)::bigint AS n
+                     FROM publication_jobs GROUP BY state, destination),
+         kept AS (SELECT state, destination, sum(n)::bigint AS n
+                  FROM job_counters GROUP BY state, destination)
+    SELECT coalesce(c.state, k.state), coalesce(c.destination, k.destination),
+           coalesce(c.n, 0), coalesce(k.n, 0)
+    FROM counted c FULL JOIN kept k ON k.state = c.state AND k.destination = c.destination
+    WHERE coalesce(c.n, 0) <> coalesce(k.n, 0)
+    ORDER BY 1, 2";
+
+/// `$1` state, `$2` destination, `$3` the change: added to the base slot.
+const ADD_TO_BASE_SQL: &str = "\
+    INSERT INTO job_counters AS c (state, destination, slot, n) VALUES ($1, $2, -1, $3)
+    ON CONFLICT (state, destination, slot) DO UPDATE SET n = c.n + EXCLUDED.n";
+
+/// One group whose counters disagreed with the table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Difference {
+    pub state: String,
+    pub destination: String,
+    /// What the table holds, counted.
+    pub counted: i64,
+    /// What the counters said.
+    pub counters: i64,
+}
+
+/// What a build or a recount did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Recount {
+    /// The counters were incomplete (before `migrate` built them).
+    pub was_built: bool,
+    /// The groups corrected (for a build: every group, its base added).
+    pub differences: Vec<Difference>,
+    pub took: Duration,
+}
+
+pub async fn is_built<C: tokio_postgres::GenericClient>(client: &C) -> Result<bool> {
+    Ok(client
+        .query_opt(BUILT_SQL, &[])
+        .await?
+        .map(|r| r.get::<_, bool>(0))
+        .unwrap_or(false))
+}
+
+/// Count the table and the counters in one snapshot and add the differences to the base
+/// slot, marking the counters built. `record`: the actor to record each difference under
+/// (`doctor --recount`); `None` for the build, whose differences are the base, not a
+/// repair. Writers go on meanwhile: the snapshot holds no lock they wait for.
+pub async fn recount(client: &Client, record: Option<&str>) -> Result<Recount> {
+    let started = std::time::Instant::now();
+    // Taken before the snapshot: a build or recount that commits while this one waits for
+    // the lock is then visible to this one's snapshot (else its base would be added twice).
+    let got: bool = client
+        .query_one("SELECT pg_try_advisory_lock($1)", &[&COUNTERS_LOCK])
+        .await?
+        .get(0);
+    if !got {
+        return Err(Error::busy(
+            "another `reconctl migrate` or `doctor --recount` is counting the jobs now; nothing was changed",
+        )
+        .hinted("let it finish, then run this again (it is safe to re-run)"));
+    }
+    client
+        .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        .await?;
+    let result = recount_in_snapshot(client, record).await;
+    let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+    let ended = client.batch_execute(end).await;
+    let _ = client
+        .execute("SELECT pg_advisory_unlock($1)", &[&COUNTERS_LOCK])
+        .await;
+    let (was_built, differences) = result?;
+    ended?;
+    Ok(Recount {
+        was_built,
+        differences,
+        took: started.elapsed(),
+    })
+}
+
+async fn recount_in_snapshot(tx: &Client, record: Option<&str>) -> Result<(bool, Vec<Difference>)> {
+    // The snapshot is taken by this first statement: the counters and the table read in it.
+    let was_built = is_built(tx).await?;
+    let rows = tx.query(DIFFERENCES_SQL, &[]).await?;
+    let differences: Vec<Difference> = rows
+        .iter()
+        .map(|r| Difference {
+            state: r.get(0),
+            destination: r.get(1),
+            counted: r.get(2),
+            counters: r.get(3),
+        })
+        .collect();
+    for d in &differences {
+        tx.execute(
+            ADD_TO_BASE_SQL,
+            &[&d.state, &d.destination, &(d.counted - d.counters)],
+        )
+        .await?;
+        if let Some(actor) = record {
+            tx.execute(
+                "INSERT INTO job_counters_repairs (actor, state, destination, counted, counters)
+                 VALUES ($1, $2, $3, $4, $5)",
+                &[&actor, &d.state, &d.destination, &d.counted, &d.counters],
+            )
+            .await?;
+        }
+    }
+    if !was_built {
+        tx.execute(
+            "UPDATE job_counters_build SET built_at = now(), built_by = $1",
+            &[&record.unwrap_or("migrate")],
+        )
+        .await?;
+    }
+    Ok((was_built, differences))
+}
+
+/// The last repair `doctor --recount` recorded, for `doctor` to show.
+#[derive(Debug, Clone, Serialize)]
+pub struct LastRepair {
+    pub at: chrono::DateTime<chrono::Utc>,
+    pub actor: String,
+    pub groups: i64,
+}
+
+/// When the counters were built, and the last repair (groups corrected in that recount).
+pub async fn last_repair<C: tokio_postgres::GenericClient>(
+    client: &C,
+) -> Result<Option<LastRepair>> {
+    let row = client
+        .query_opt(
+            "SELECT at, actor, count(*) FROM job_counters_repairs
+             WHERE at = (SELECT max(at) FROM job_counters_repairs) GROUP BY at, actor
+             ORDER BY actor LIMIT 1",
+            &[],
+        )
+        .await?;
+    Ok(row.map(|r| LastRepair {
+        at: r.get(0),
+        actor: r.get(1),
+        groups: r.get(2),
+    }))
+}

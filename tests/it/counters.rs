@@ -1,0 +1,616 @@
+//! The exact counts per state and destination (migrations/V10): kept by the database with
+//! every kind of write, under concurrent writers, through a killed transaction; built for an
+//! existing table while writers go on; verified and repaired by `doctor --recount`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use reconctl::jobs::{payload_hash, sweep, worker, BusinessKey, State};
+use serde_json::Value;
+use tokio_postgres::Client;
+
+use crate::cms::{found, Cms};
+use crate::harness::*;
+use crate::inspect::bulk;
+
+type Groups = BTreeMap<(String, String), i64>;
+
+/// What the table holds, counted.
+async fn counted(c: &Client) -> Groups {
+    c.query(
+        "SELECT state, destination, count(*) FROM publication_jobs GROUP BY 1, 2",
+        &[],
+    )
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| ((r.get(0), r.get(1)), r.get(2)))
+    .collect()
+}
+
+/// What the counters say (groups summing to 0 left out, as the readers do).
+async fn counters(c: &Client) -> Groups {
+    c.query(
+        "SELECT state, destination, sum(n)::bigint FROM job_counters GROUP BY 1, 2 HAVING sum(n) <> 0",
+        &[],
+    )
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| ((r.get(0), r.get(1)), r.get(2)))
+    .collect()
+}
+
+/// The counters equal the table, and `status -o json` says so too (accepted included).
+async fn assert_exact(env: &TestEnv, after: &str) {
+    let table = counted(&env.client).await;
+    assert_eq!(counters(&env.client).await, table, "after {after}");
+    let v = env.run(&["status", "-o", "json"]).expect(0).json();
+    let mut from_status = Groups::new();
+    for s in v["states"].as_array().unwrap() {
+        let state = s["state"].as_str().unwrap().to_string();
+        if state == "accepted" {
+            let n = s["count"].as_i64().unwrap();
+            let want: i64 = table
+                .iter()
+                .filter(|((st, _), _)| st == "accepted")
+                .map(|(_, n)| n)
+                .sum();
+            assert_eq!(n, want, "after {after}: accepted in status");
+            continue;
+        }
+        for d in s["destinations"].as_array().unwrap() {
+            from_status.insert(
+                (
+                    state.clone(),
+                    d["destination"].as_str().unwrap().to_string(),
+                ),
+                d["count"].as_i64().unwrap(),
+            );
+        }
+    }
+    let open: Groups = table
+        .into_iter()
+        .filter(|((s, _), _)| s != "accepted")
+        .collect();
+    assert_eq!(from_status, open, "after {after}: status");
+}
+
+fn total(g: &Groups, state: &str) -> i64 {
+    g.iter()
+        .filter(|((s, _), _)| s == state)
+        .map(|(_, n)| n)
+        .sum()
+}
+
+#[tokio::test]
+async fn counters_are_exact_after_every_kind_of_write() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+    let c = &env.client;
+    let lease = Duration::from_secs(300);
+    assert_exact(&env, "migration of an empty table").await;
+
+    // The worker API: reserve (and a reserve of the same intent: no new job), claim, renew
+    // (no state change), mark_sent, complete, fail, timed_out.
+    let mut ids = Vec::new();
+    for article in ["w1", "w2", "w3", "w4"] {
+        let key = BusinessKey::new("t1", article, "1", "cms-w");
+        let r = worker::reserve(c, &key, &payload_hash(article.as_bytes()), "publisher")
+            .await
+            .unwrap();
+        ids.push(r.job().id);
+    }
+    let key = BusinessKey::new("t1", "w1", "1", "cms-w");
+    worker::reserve(c, &key, &payload_hash(b"w1"), "publisher")
+        .await
+        .unwrap();
+    assert_exact(&env, "reserve").await;
+    assert_eq!(total(&counters(c).await, "pending"), 4);
+    let j = worker::claim(c, "worker-1", lease, None)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_exact(&env, "claim").await;
+    let j = worker::renew(c, &j, lease).await.unwrap();
+    let j = worker::mark_sent(c, &j).await.unwrap();
+    worker::complete(c, &j, "remote-1").await.unwrap();
+    assert_exact(&env, "complete").await;
+    let j = worker::claim(c, "worker-1", lease, None)
+        .await
+        .unwrap()
+        .unwrap();
+    worker::fail(c, &j, "refused").await.unwrap();
+    let j = worker::claim(c, "worker-1", lease, None)
+        .await
+        .unwrap()
+        .unwrap();
+    let j = worker::mark_sent(c, &j).await.unwrap();
+    worker::timed_out(c, &j, "timeout").await.unwrap();
+    assert_exact(&env, "fail and timed_out").await;
+
+    // Sweep: leases that ran out (sent: uncertain; not sent: pending).
+    for (i, sent) in [(0, true), (1, true), (2, false)] {
+        env.seed(
+            Seed::new(&format!("s{i}"))
+                .state(State::InFlight)
+                .destination("cms-s")
+                .lease("worker-2", -600),
+        )
+        .await;
+        if sent {
+            c.execute(
+                "UPDATE publication_jobs SET sent_at = now() - interval '20 minutes' WHERE article_id = $1",
+                &[&format!("s{i}")],
+            )
+            .await
+            .unwrap();
+        }
+    }
+    let report = sweep::sweep(c, &sweep::SweepOptions::new("sweeper"))
+        .await
+        .unwrap();
+    assert_eq!(report.to_uncertain + report.to_pending, 3);
+    assert_exact(&env, "sweep").await;
+    env.run(&["sweep", "leases"]).expect(0);
+    assert_exact(&env, "sweep leases (nothing to do)").await;
+
+    // A mark by an operator.
+    let u = env
+        .seed(Seed::new("m1").state(State::Uncertain).destination("cms-a"))
+        .await;
+    env.run(&[
+        "mark",
+        "failed",
+        &u.id.to_string(),
+        "--reason",
+        "given up",
+        "--yes",
+    ])
+    .expect(0);
+    assert_exact(&env, "mark failed").await;
+
+    // Reconcile: the destination has it, so uncertain -> accepted.
+    let cms = Cms::start().await;
+    let cfg = env.write_config(&cms.config(""));
+    let r = env
+        .seed(
+            Seed::new("r1")
+                .state(State::Uncertain)
+                .destination("cms-a")
+                .sent_ago(600),
+        )
+        .await;
+    cms.answer(&r.external_ref, found("r-1", &r.payload_hash))
+        .await;
+    let before = total(&counters(c).await, "accepted");
+    env.run(&[
+        "--config",
+        &cfg,
+        "reconcile",
+        "--destination",
+        "cms-a",
+        "--apply",
+        "--yes",
+    ])
+    .expect(0);
+    assert_eq!(total(&counters(c).await, "accepted"), before + 1);
+    assert_exact(&env, "reconcile").await;
+
+    // Plain SQL: state, destination, both, many rows at once, an upsert, COPY.
+    c.batch_execute(
+        "UPDATE publication_jobs SET state = 'conflict' WHERE state = 'failed';
+         UPDATE publication_jobs SET destination = 'cms-moved' WHERE destination = 'cms-s';
+         UPDATE publication_jobs SET state = 'safe_to_retry', destination = 'cms-x' WHERE state = 'conflict' AND article_id = 'm1';
+         UPDATE publication_jobs SET attempts = attempts + 1;",
+    )
+    .await
+    .unwrap();
+    assert_exact(&env, "plain SQL updates").await;
+    bulk(c, "bulk-", 2000, None, 86400, 5).await;
+    assert_exact(&env, "a set-based insert").await;
+    c.batch_execute(
+        "INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination, external_ref, payload_hash)
+         SELECT tenant_id, article_id, revision_id, destination, external_ref, payload_hash
+         FROM publication_jobs WHERE article_id LIKE 'bulk-1%'
+         ON CONFLICT (tenant_id, article_id, revision_id, destination) DO UPDATE SET state = 'pending',
+             lease_owner = NULL, lease_expires_at = NULL",
+    )
+    .await
+    .unwrap();
+    assert_exact(&env, "INSERT ... ON CONFLICT DO UPDATE").await;
+
+    // Deletes by a superuser, around the audit log (its triggers and foreign key do not
+    // fire as a replica): the counters' triggers fire all the same.
+    c.batch_execute(
+        "SET session_replication_role = replica;
+         DELETE FROM publication_jobs WHERE article_id LIKE 'bulk-2%';
+         UPDATE publication_jobs SET state = 'failed' WHERE article_id LIKE 'bulk-3%' AND state = 'pending';
+         SET session_replication_role = DEFAULT;",
+    )
+    .await
+    .unwrap();
+    assert_exact(&env, "deletes and updates as a replica").await;
+
+    // A rolled-back write leaves the counters as they were.
+    let before = counters(c).await;
+    c.batch_execute(
+        "BEGIN; UPDATE publication_jobs SET state = 'failed' WHERE state = 'pending'; ROLLBACK;",
+    )
+    .await
+    .unwrap();
+    assert_eq!(counters(c).await, before);
+
+    // TRUNCATE (as a replica, around the audit log's append-only trigger): no jobs, no counts.
+    env.client
+        .batch_execute(
+            "SET session_replication_role = replica;
+             TRUNCATE publication_jobs, job_events;
+             SET session_replication_role = DEFAULT;",
+        )
+        .await
+        .unwrap();
+    assert!(counters(c).await.is_empty());
+    assert_exact(&env, "truncate").await;
+}
+
+#[tokio::test]
+async fn sixteen_concurrent_writers_keep_the_counters_exact() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+    let c = &env.client;
+    // 200 jobs shared by every writer, over 3 destinations: the writers contend on the jobs
+    // and on the counters of every group.
+    bulk(c, "c-", 200, Some(State::Pending), 3600, 3).await;
+    let writers = 16;
+    let moves = 1000;
+    let mut tasks = Vec::new();
+    for w in 0..writers {
+        let client = env.connect().await;
+        tasks.push(tokio::spawn(async move {
+            let states = ["pending", "failed", "safe_to_retry", "uncertain", "conflict"];
+            let mut seed: u64 = 0x9e37_79b9_7f4a_7c15 ^ (w as u64 + 1);
+            let mut next = move || {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed
+            };
+            for i in 0..moves {
+                let article = format!("c-{}", next() % 200);
+                let state = states[(next() % states.len() as u64) as usize];
+                if i % 10 == 0 {
+                    // A move and a destination change at once.
+                    let d = format!("cms-{}", next() % 4);
+                    client
+                        .execute(
+                            "UPDATE publication_jobs SET state = $1, destination = $2 WHERE article_id = $3",
+                            &[&state, &d, &article],
+                        )
+                        .await
+                        .unwrap();
+                } else if i % 50 == 1 {
+                    // A statement moving several jobs across several groups (locking the
+                    // jobs in one order, so writers do not deadlock on the jobs themselves).
+                    let from = format!("c-{}%", next() % 20);
+                    client
+                        .execute(
+                            "UPDATE publication_jobs SET state = $1 WHERE id IN (
+                                 SELECT id FROM publication_jobs WHERE article_id LIKE $2
+                                 ORDER BY id FOR UPDATE)",
+                            &[&state, &from],
+                        )
+                        .await
+                        .unwrap();
+                } else {
+                    client
+                        .execute(
+                            "UPDATE publication_jobs SET state = $1 WHERE article_id = $2",
+                            &[&state, &article],
+                        )
+                        .await
+                        .unwrap();
+                }
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_exact(&env, "16 writers × 1000 moves").await;
+    // The writers spread over several slots (one per backend, modulo 16).
+    let slots = env
+        .count("SELECT count(DISTINCT slot) FROM job_counters WHERE slot >= 0")
+        .await;
+    assert!(slots > 4, "{slots} slots used by {writers} writers");
+}
+
+#[tokio::test]
+async fn a_transaction_killed_mid_way_leaves_the_counters_unchanged() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+    let c = &env.client;
+    bulk(c, "k-", 500, Some(State::Pending), 3600, 2).await;
+    let before = counters(c).await;
+    // A psql whose transaction has moved every job and then waits; the backend notices its
+    // client is gone within 100 ms.
+    let psql = format!(
+        "{}/psql",
+        std::env::var("PG_BIN").unwrap_or_else(|_| "/usr/lib/postgresql/15/bin".into())
+    );
+    let mut child = std::process::Command::new(psql)
+        .args([
+            &env.url,
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+            "SET client_connection_check_interval = '100ms'; SET application_name = 'counters-killed'",
+            "-c",
+            "BEGIN; UPDATE publication_jobs SET state = 'failed', destination = 'cms-dead'; SELECT pg_sleep(60); COMMIT;",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until it has written and sleeps (its counter deltas are written, uncommitted).
+    let mut waited = 0;
+    loop {
+        let sleeping = env
+            .count(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'counters-killed' AND query LIKE '%pg_sleep%' AND state = 'active' AND wait_event = 'PgSleep'",
+            )
+            .await;
+        if sleeping == 1 {
+            break;
+        }
+        waited += 1;
+        assert!(waited < 200, "the psql transaction never got to its sleep");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Meanwhile, others see the counters as they were.
+    assert_eq!(counters(c).await, before);
+    // kill -9 (std's kill is SIGKILL on Unix).
+    child.kill().unwrap();
+    let _ = child.wait();
+    let mut waited = 0;
+    while env
+        .count("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'counters-killed'")
+        .await
+        > 0
+    {
+        waited += 1;
+        assert!(waited < 200, "the killed session's backend did not end");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(counters(c).await, before, "rolled back: unchanged");
+    assert_exact(&env, "a killed transaction").await;
+}
+
+/// The build of `migrate` for a table written before V10: counted in a snapshot while
+/// other transactions write, some committed before it, one open across it.
+#[tokio::test]
+async fn the_build_combines_its_snapshot_with_writes_before_during_and_after_it() {
+    let mut env = TestEnv::empty().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+    let mut admin = env.connect().await;
+    reconctl::migrate::migrate_to(&mut admin, 8).await.unwrap();
+    bulk(&admin, "b-", 3000, None, 86400, 4).await;
+    reconctl::migrate::migrate_to(&mut admin, 10).await.unwrap();
+    let built: Option<chrono::DateTime<chrono::Utc>> = admin
+        .query_one("SELECT built_at FROM job_counters_build", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(built, None, "a table with jobs: not built by the migration");
+    // Before the build: status counts the open states from their index, accepted unknown.
+    let v = env.run(&["status", "-o", "json"]).expect(0).json();
+    assert_eq!(v["states"][6]["state"], "accepted");
+    assert_eq!(v["states"][6]["count"], Value::Null);
+    let text = env.run(&["status"]).expect(0).stdout();
+    assert!(text.contains("counters not built"), "{text}");
+    // check works too (its scan of the open states' index).
+    env.run(&[
+        "check",
+        "--max-uncertain",
+        "100000",
+        "--max-conflict",
+        "100000",
+        "--stuck-after",
+        "100d",
+    ])
+    .expect(0);
+
+    // Committed after V10, before the build: in the count and in the counters.
+    admin
+        .batch_execute("UPDATE publication_jobs SET state = 'failed' WHERE article_id LIKE 'b-1%' AND state = 'pending'")
+        .await
+        .unwrap();
+    // Open across the build: in neither; its change arrives when it commits.
+    let open = env.connect().await;
+    open.batch_execute(
+        "BEGIN; UPDATE publication_jobs SET state = 'conflict', destination = 'cms-open' WHERE article_id LIKE 'b-2%' AND state <> 'in_flight';
+         INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination, external_ref, payload_hash)
+         VALUES ('t', 'new', '1', 'cms-open', 'pub_' || repeat('a', 64), repeat('b', 64));",
+    )
+    .await
+    .unwrap();
+    let r = reconctl::jobs::counters::recount(&admin, None)
+        .await
+        .unwrap();
+    assert!(!r.was_built);
+    open.batch_execute("COMMIT").await.unwrap();
+    // After: an ordinary write.
+    admin
+        .batch_execute("UPDATE publication_jobs SET state = 'pending' WHERE article_id LIKE 'b-3%' AND state = 'failed'")
+        .await
+        .unwrap();
+    assert_exact(&env, "the build").await;
+    let jobs: i64 = counters(&env.client).await.values().sum();
+    assert_eq!(jobs, 3001);
+    // Built: a second build has nothing to add, and migrate has nothing to do.
+    env.run(&["migrate"]).expect(0);
+    assert_exact(&env, "a second migrate").await;
+}
+
+/// `reconctl migrate` on a table written before V10, with writers going all through it: the
+/// migration stops them only for the triggers' creation, the build not at all, and the
+/// counters come out exact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn migrate_builds_the_counters_while_writers_write() {
+    let mut env = TestEnv::empty().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+    let mut admin = env.connect().await;
+    reconctl::migrate::migrate_to(&mut admin, 8).await.unwrap();
+    admin
+        .batch_execute("SET statement_timeout = 0")
+        .await
+        .unwrap();
+    bulk(&admin, "m-", 100_000, None, 86400, 6).await;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    for w in 0..4u64 {
+        let client = env.connect().await;
+        let stop = stop.clone();
+        tasks.push(tokio::spawn(async move {
+            let states = ["pending", "failed", "safe_to_retry", "uncertain"];
+            let (mut i, mut longest) = (w, Duration::ZERO);
+            let mut writes = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                i = (i * 7919 + 13) % 100_000;
+                let started = std::time::Instant::now();
+                // Jobs that are open (not accepted, as the fixture made them) move among
+                // the open states and destinations; ones that are accepted stay.
+                client
+                    .execute(
+                        "UPDATE publication_jobs SET state = $1, destination = 'cms-' || ($3::bigint % 7)
+                         WHERE article_id = $2 AND state NOT IN ('accepted', 'in_flight')",
+                        &[&states[(i % 4) as usize], &format!("m-{i}"), &(i as i64)],
+                    )
+                    .await
+                    .unwrap();
+                longest = longest.max(started.elapsed());
+                writes.push(std::time::Instant::now());
+            }
+            (writes, longest)
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let began = std::time::Instant::now();
+    let out = env.run(&["migrate", "--yes"]).expect(0);
+    let ended = std::time::Instant::now();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let (mut writes, mut during, mut slowest) = (0, 0, Duration::ZERO);
+    for t in tasks {
+        let (at, longest) = t.await.unwrap();
+        slowest = slowest.max(longest);
+        writes += at.len();
+        during += at.iter().filter(|t| **t > began && **t < ended).count();
+        assert!(
+            longest < Duration::from_secs(1),
+            "a writer waited {longest:?}: {}",
+            out.stdout()
+        );
+    }
+    assert!(writes > 100, "{writes} writes");
+    assert!(during > 10, "{during} of {writes} writes while migrate ran");
+    eprintln!(
+        "migrate with 4 writers on 100 000 jobs: {:?}; {during} of {writes} writes while it ran, the slowest {slowest:?}",
+        ended - began
+    );
+    // Writes were committed between the migration and the end of the build.
+    assert_exact(&env, "migrate with writers").await;
+}
+
+#[tokio::test]
+async fn doctor_recount_finds_and_repairs_a_tampered_counter() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+    let c = &env.client;
+    bulk(c, "d-", 1000, None, 86400, 3).await;
+    // Agreeing counters: exit 0.
+    let v = env
+        .run(&["doctor", "--recount", "-o", "json"])
+        .expect(0)
+        .json();
+    let check = counters_check(&v);
+    assert_eq!(check["ok"], true);
+    assert!(check["detail"]
+        .as_str()
+        .unwrap()
+        .contains("every count matches the table"));
+    let table = counted(c).await;
+    // Tampered: one group off by 5, a group that does not exist.
+    c.batch_execute(
+        "UPDATE job_counters SET n = n + 5 WHERE (state, destination, slot) IN
+             (SELECT state, destination, slot FROM job_counters WHERE state = 'accepted' AND destination = 'cms-1' LIMIT 1);
+         INSERT INTO job_counters VALUES ('uncertain', 'cms-ghost', 3, 2);",
+    )
+    .await
+    .unwrap();
+    assert_ne!(counters(c).await, table);
+    let run = env.run(&["doctor", "--recount", "-o", "json"]).expect(5);
+    let v = run.json();
+    let check = counters_check(&v);
+    let detail = check["detail"].as_str().unwrap();
+    assert!(detail.contains("2 group(s) disagreed"), "{detail}");
+    let accepted = table[&("accepted".to_string(), "cms-1".to_string())];
+    assert!(
+        detail.contains(&format!(
+            "accepted at cms-1: counters said {}, the table holds {accepted}",
+            accepted + 5
+        )),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("uncertain at cms-ghost: counters said 2, the table holds 0"),
+        "{detail}"
+    );
+    assert_exact(&env, "the repair").await;
+    // Recorded.
+    let rows = c
+        .query(
+            "SELECT actor, state, destination, counted, counters FROM job_counters_repairs ORDER BY state",
+            &[],
+        )
+        .await
+        .unwrap();
+    let rows: Vec<(String, String, String, i64, i64)> = rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+        .collect();
+    let actor = rows[0].0.clone();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                actor.clone(),
+                "accepted".into(),
+                "cms-1".into(),
+                accepted,
+                accepted + 5
+            ),
+            (actor.clone(), "uncertain".into(), "cms-ghost".into(), 0, 2),
+        ]
+    );
+    // doctor shows the last repair; a second recount finds nothing: exit 0.
+    let v = env.run(&["doctor", "-o", "json"]).expect(0).json();
+    assert!(
+        counters_check(&v)["detail"]
+            .as_str()
+            .unwrap()
+            .contains("last repaired"),
+        "{v}"
+    );
+    env.run(&["doctor", "--recount"]).expect(0);
+}
+
+fn counters_check(v: &Value) -> Value {
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "counters")
+        .unwrap_or_else(|| panic!("no counters check: {v}"))
+        .clone()
+}
