@@ -19,6 +19,7 @@ pub mod auth;
 pub mod controls;
 pub mod http;
 pub mod verdict;
+pub use verdict::{action_for, verdict_action};
 pub mod wordpress;
 
 pub use controls::Controls;

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use super::http::Answer;
 use super::{Copy, Match, Outcome, Verdict};
 use crate::duration::format_duration;
+use crate::jobs::{Action, State};
 
 /// The judgement of one answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,6 +171,23 @@ fn not_found(
         verdict,
         reason,
     }
+}
+
+/// The move a verdict justifies, if any (SPEC §3: only these three ever move a job).
+pub fn verdict_action(verdict: Verdict) -> Option<Action> {
+    match verdict {
+        Verdict::Accept => Some(Action::ReconcileAccepted),
+        Verdict::SafeToRetry => Some(Action::ReconcileSafeToRetry),
+        Verdict::Conflict => Some(Action::ReconcileConflict),
+        Verdict::Wait | Verdict::Unknown => None,
+    }
+}
+
+/// The move a verdict justifies for a job in `state`: the verdict's move when the transition
+/// table allows it from there (a safe_to_retry job the destination lacks stays, a conflict
+/// job can only be settled, never made a conflict again).
+pub fn action_for(verdict: Verdict, state: State) -> Option<Action> {
+    verdict_action(verdict).filter(|a| a.from().contains(&state))
 }
 
 #[cfg(test)]

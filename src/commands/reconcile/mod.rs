@@ -25,6 +25,7 @@ use crate::error::{Code, Error, Kind, Result};
 use crate::jobs::query;
 use crate::jobs::reconcile as rec;
 use crate::jobs::State;
+use crate::remote::action_for;
 use pipeline::Pipeline;
 use report::{Report, Summary};
 use row::{Judged, Row};
@@ -227,7 +228,7 @@ async fn save_plan(p: &Pipeline<'_>, total: u64) -> Result<Exit> {
     let collect = judged
         .map(|j| {
             pb.inc(1);
-            let action = row::action_for(j.lookup.verdict, j.job.state);
+            let action = action_for(j.lookup.verdict, j.job.state);
             (j.job, j.lookup, action)
         })
         .collect::<Vec<_>>();
@@ -299,8 +300,8 @@ async fn staged(p: &Pipeline<'_>, total: u64) -> Result<Exit> {
             .await;
         pb.finish_and_clear();
         for (before, now) in shown.into_iter().zip(again) {
-            let same = row::action_for(before.lookup.verdict, before.job.state)
-                == row::action_for(now.lookup.verdict, now.job.state);
+            let same = action_for(before.lookup.verdict, before.job.state)
+                == action_for(now.lookup.verdict, now.job.state);
             if same {
                 moves.push(now);
             } else {

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 
-use super::row::{action_for, Judged, Row};
+use super::row::{Judged, Row};
 use super::{Args, BATCH};
 use crate::clock::DbClock;
 use crate::commands::controls::{not_the_controls_id, Gate};
@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::jobs::query::{self, ListFilter, Listing, Position};
 use crate::jobs::reconcile::{self as rec, Settlement};
 use crate::jobs::Job;
+use crate::remote::action_for;
 use crate::remote::{Controls, Dest, Expect, Lookup, Lookups, Verdict};
 
 /// Jobs read per keyset page: one short statement each, no transaction across lookups.

@@ -10,9 +10,10 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::pipeline::Pipeline;
-use super::row::{action_for, verdict_action, Judged, Left, Row, RowAction};
+use super::row::{Judged, Left, Row, RowAction};
 use crate::error::{Code, Error, Exit, Result};
 use crate::jobs::{store, State};
+use crate::remote::{action_for, verdict_action};
 use crate::remote::{Controls, Verdict};
 use crate::ui::table::StreamTable;
 use crate::ui::{escape, paragraphs, Cell, Column, Stream, Table, Tone, Ui};

@@ -1,13 +1,13 @@
 //! What a run knows of one job: the job with its destination's answer ([`Judged`]), the
-//! move that answer justifies ([`action_for`]), and what happened to it ([`Row`], SPEC §5's
+//! move that answer justifies ([`action_for`], the domain's rule), and what happened to it ([`Row`], SPEC §5's
 //! `reconcile` job object). The pipeline makes rows; the report prints them.
 
 use serde::Serialize;
 use uuid::Uuid;
 
 use crate::jobs::reconcile::Settled;
-use crate::jobs::{Action, Job, State};
-use crate::remote::{Lookup, Verdict};
+use crate::jobs::{Job, State};
+use crate::remote::{action_for, Lookup, Verdict};
 
 /// A job with what its destination said.
 #[derive(Debug, Clone)]
@@ -20,23 +20,6 @@ pub struct Judged {
     /// When the destination answered (`None`: it was not asked): a move needs a control
     /// begun after this (SPEC §4, "Controls bracket every move").
     pub answered: Option<std::time::Instant>,
-}
-
-/// The move a verdict justifies, if any (SPEC §3: only these three ever move a job).
-pub fn verdict_action(verdict: Verdict) -> Option<Action> {
-    match verdict {
-        Verdict::Accept => Some(Action::ReconcileAccepted),
-        Verdict::SafeToRetry => Some(Action::ReconcileSafeToRetry),
-        Verdict::Conflict => Some(Action::ReconcileConflict),
-        Verdict::Wait | Verdict::Unknown => None,
-    }
-}
-
-/// The move a verdict justifies for a job in `state`: the verdict's move when the transition
-/// table allows it from there (a safe_to_retry job the destination lacks stays, a conflict
-/// job can only be settled, never made a conflict again).
-pub fn action_for(verdict: Verdict, state: State) -> Option<Action> {
-    verdict_action(verdict).filter(|a| a.from().contains(&state))
 }
 
 /// What happened (or would happen) to one job; SPEC §5's `reconcile` job object.
