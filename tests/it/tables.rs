@@ -893,7 +893,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(a, @"
     CHECK                                            RESULT
     migrations                                       ok
-      9 applied, 0 pending, 0 divergent, 0 unknown to this
+      11 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     index ux_publication_jobs_identity               ok
       unique, valid
@@ -945,11 +945,15 @@ async fn doctor_fits_every_width() {
       valid
     index ix_plan_events_plan                        ok
       valid
+    index ix_publication_jobs_lease_destination      ok
+      valid
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed
         (workers claim none of its jobs): CMS answers 503 since
         the 14:00 deploy; vendor ticket INC-4711, do not resume
         before they confirm
+    counters                                         ok
+      built (`doctor --recount` compares them with the table)
     destination cms-a                                ok
       kind http, auth none: lookup works:
         [external_ref: see -o json] found (positive control), a
@@ -959,7 +963,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b, @"
     CHECK                                            RESULT
     migrations                                       ok
-      9 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      11 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok
       unique, valid
     index ux_publication_jobs_external_ref           ok
@@ -1010,10 +1014,14 @@ async fn doctor_fits_every_width() {
       valid
     index ix_plan_events_plan                        ok
       valid
+    index ix_publication_jobs_lease_destination      ok
+      valid
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
         of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
         INC-4711, do not resume before they confirm
+    counters                                         ok
+      built (`doctor --recount` compares them with the table)
     destination cms-a                                ok
       kind http, auth none: lookup works:
         pub_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc found
@@ -1022,7 +1030,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(c, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      9 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      11 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok      unique, valid
     index ux_publication_jobs_external_ref           ok      unique, valid
     index ix_publication_jobs_created                ok      valid
@@ -1048,10 +1056,12 @@ async fn doctor_fits_every_width() {
     index ix_plans_created                           ok      valid
     index ix_plan_items_open                         ok      valid
     index ix_plan_events_plan                        ok      valid
+    index ix_publication_jobs_lease_destination      ok      valid
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                              claim none of its jobs): CMS answers 503 since the 14:00
                                                              deploy; vendor ticket INC-4711, do not resume before they
                                                              confirm
+    counters                                         ok      built (`doctor --recount` compares them with the table)
     destination cms-a                                ok      kind http, auth none: lookup works:
                                                              [external_ref: see -o json] found (positive control), a made-up
                                                              reference not found (negative control)
@@ -1059,7 +1069,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(d, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      9 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      11 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok      unique, valid
     index ux_publication_jobs_external_ref           ok      unique, valid
     index ix_publication_jobs_created                ok      valid
@@ -1085,8 +1095,10 @@ async fn doctor_fits_every_width() {
     index ix_plans_created                           ok      valid
     index ix_plan_items_open                         ok      valid
     index ix_plan_events_plan                        ok      valid
+    index ix_publication_jobs_lease_destination      ok      valid
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                              INC-4711, do not resume before they confirm
+    counters                                         ok      built (`doctor --recount` compares them with the table)
     destination cms-a                                ok      kind http, auth none: lookup works: pub_cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc found (positive control), a made-up
                                                              reference not found (negative control)
     all checks passed
@@ -1437,6 +1449,7 @@ async fn migrate_status_fits_every_width() {
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
+         10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(b, @"
@@ -1450,6 +1463,7 @@ async fn migrate_status_fits_every_width() {
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
+         10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(c, @"
@@ -1463,6 +1477,7 @@ async fn migrate_status_fits_every_width() {
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
+         10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(d, @"
@@ -1476,6 +1491,7 @@ async fn migrate_status_fits_every_width() {
           7  pause_clock         applied  YYYY-MM-DDThh:mm:ssZ
           8  remote_id_index     applied  YYYY-MM-DDThh:mm:ssZ
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
+         10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
