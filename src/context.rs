@@ -251,3 +251,26 @@ pub fn hostname() -> String {
         .or_else(|| whoami::hostname().ok().filter(|h| !h.is_empty()))
         .unwrap_or_else(|| "localhost".into())
 }
+
+/// The trust gate reads the job table through the command's pool (SPEC §4's positive control).
+impl crate::remote::gate::JobTable for Context {
+    fn connection(
+        &self,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<crate::db::PooledClient>> + Send + '_>,
+    > {
+        Box::pin(self.db())
+    }
+}
+
+impl Context {
+    /// The controls' gate of one run of a command that asks destinations
+    /// (`lookup.controls_every` from the config).
+    pub fn gate(&self, clock: crate::clock::DbClock) -> Result<crate::remote::gate::Gate<'_>> {
+        Ok(crate::remote::gate::Gate::new(
+            self,
+            self.config()?.lookup.controls_every,
+            clock,
+        ))
+    }
+}

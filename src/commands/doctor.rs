@@ -8,7 +8,6 @@
 use chrono::SecondsFormat;
 use serde::Serialize;
 
-use super::controls::Gate;
 use super::Exit;
 use crate::clock::DbClock;
 use crate::context::Context;
@@ -295,7 +294,7 @@ async fn destination_checks(ctx: &Context, checks: &mut Vec<Check>) {
         Err(e) => (DbClock::local(), Some(e)),
     };
     let db_down = db_down.as_ref();
-    let gate = match Gate::new(ctx, clock) {
+    let gate = match ctx.gate(clock) {
         Ok(g) => g,
         Err(e) => {
             checks.push(Check::error("config", &e));

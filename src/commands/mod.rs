@@ -2,7 +2,6 @@
 
 pub mod check;
 pub mod complete;
-pub mod controls;
 pub mod destination;
 pub mod dev_destination;
 pub mod doctor;

@@ -2,7 +2,6 @@
 
 use clap::Subcommand;
 
-use super::controls::Gate;
 use super::Exit;
 use crate::clock::DbClock;
 use crate::context::Context;
@@ -93,7 +92,7 @@ async fn lookup(ctx: &Context, args: &LookupArgs) -> Result<Exit> {
             }
             _ => return Err(Error::usage("give a JOB, or --destination and --ref")),
         };
-    let gate = Gate::new(ctx, clock)?;
+    let gate = ctx.gate(clock)?;
     let expect = Expect {
         payload_hash: hash.as_deref(),
         sent_at,

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 
 pub mod auth;
 pub mod controls;
+pub mod gate;
 pub mod http;
 pub mod verdict;
 pub use verdict::{action_for, verdict_action};

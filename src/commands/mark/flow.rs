@@ -15,13 +15,13 @@ use super::plan::{self, Mark};
 use super::report::{consent_summary, Consent, MarkReport};
 use super::MarkArgs;
 use crate::clock::DbClock;
-use crate::commands::controls::{not_the_controls_id, Gate};
 use crate::commands::Exit;
 use crate::context::Context;
 use crate::error::{Code, Error, Result};
 use crate::jobs::reconcile as rec;
 use crate::jobs::store::{self, Effects, MoveOutcome, MoveRequest};
 use crate::jobs::{commit, query, Job};
+use crate::remote::gate::{not_the_controls_id, Gate};
 use crate::remote::{Expect, Lookup};
 
 pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
@@ -36,7 +36,7 @@ pub async fn mark(ctx: &Context, args: &MarkArgs, mark: &Mark) -> Result<Exit> {
     };
     // The controls of this mark's lookups (none for a mark that asks nobody).
     let gate = if mark.needs_lookup() && !args.no_lookup {
-        Some(Gate::new(ctx, clock)?)
+        Some(ctx.gate(clock)?)
     } else {
         None
     };

@@ -14,7 +14,6 @@ use serde_json::{json, Value};
 
 use super::make::mark_of;
 use super::report::{consent_text, PlanDoc};
-use crate::commands::controls::Gate;
 use crate::commands::mark::flow::look_up;
 use crate::commands::mark::plan as decide;
 use crate::commands::Exit;
@@ -129,7 +128,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         query::db_clock(&**db).await?
     };
     let gate = if needs_lookup {
-        Some(Gate::new(ctx, clock)?)
+        Some(ctx.gate(clock)?)
     } else {
         None
     };

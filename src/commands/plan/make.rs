@@ -8,7 +8,6 @@ use serde_json::{json, Value};
 
 use super::report::PlanDoc;
 use crate::clock::DbClock;
-use crate::commands::controls::Gate;
 use crate::commands::mark::flow::look_up;
 use crate::commands::mark::plan::{self as decide, Mark};
 use crate::commands::Exit;
@@ -17,6 +16,7 @@ use crate::duration::HumanDuration;
 use crate::error::{Error, Result};
 use crate::jobs::plans::{self, NewItem, NewPlan, Selection};
 use crate::jobs::{commit, query, store, Job, JobRef, State};
+use crate::remote::gate::Gate;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -182,7 +182,7 @@ pub async fn run(ctx: &Context, target: State, args: &Args) -> Result<Exit> {
         }
     } else {
         let gate = if needs_lookup {
-            Some(Gate::new(ctx, clock)?)
+            Some(ctx.gate(clock)?)
         } else {
             None
         };

@@ -18,7 +18,6 @@ mod row;
 
 use futures::StreamExt;
 
-use super::controls::Gate;
 use super::Exit;
 use crate::context::Context;
 use crate::error::{Code, Error, Kind, Result};
@@ -133,7 +132,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         let total = rec::count_examined(&**db, &args.states(), args.destination.as_deref()).await?;
         (clock, args.limit.map_or(total, |l| l.min(total)))
     };
-    let gate = Gate::new(ctx, clock)?;
+    let gate = ctx.gate(clock)?;
     let pipeline = Pipeline::new(ctx, args, lookups, &gate, clock);
     if args.save_plan {
         return save_plan(&pipeline, total).await;

@@ -18,13 +18,13 @@ use futures::{SinkExt, StreamExt};
 use super::row::{Judged, Row};
 use super::{Args, BATCH};
 use crate::clock::DbClock;
-use crate::commands::controls::{not_the_controls_id, Gate};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::jobs::query::{self, ListFilter, Listing, Position};
 use crate::jobs::reconcile::{self as rec, Settlement};
 use crate::jobs::Job;
 use crate::remote::action_for;
+use crate::remote::gate::{not_the_controls_id, Gate};
 use crate::remote::{Controls, Dest, Expect, Lookup, Lookups, Verdict};
 
 /// Jobs read per keyset page: one short statement each, no transaction across lookups.

@@ -5,19 +5,29 @@
 //! begun after its lookup was answered ([`Gate::after`]): a destination that breaks midway
 //! (answers `[]`, or one record for every reference) fails it, and the batch moves nothing.
 //!
-//! The positive control's publication is read from the job table with a pooled connection
-//! that is released before the destination is asked: no transaction or row lock is ever held
-//! across the requests.
+//! The positive control's publication is read from the job table ([`JobTable`]: a pooled
+//! connection taken for one statement and released before the destination is asked): no
+//! transaction or row lock is ever held across the requests. The gate is the domain's trust
+//! rule; a command gives it its connections (`Context::gate`).
 
 use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::clock::DbClock;
-use crate::context::Context;
+use crate::db::PooledClient;
+use crate::error::Result as DbResult;
 use crate::jobs::query;
 use crate::remote::controls::{self, Known, Source};
 use crate::remote::{Controls, Dest, Lookup, Verdict};
+
+/// Where the gate reads the job table (the positive control's publication): a pooled
+/// connection for one statement.
+pub trait JobTable: Sync {
+    fn connection(&self) -> Pin<Box<dyn Future<Output = DbResult<PooledClient>> + Send + '_>>;
+}
 
 /// SPEC §4: a remote id the destination gives for one article is not accepted for another.
 /// The controls' known publication is one article: an `accept` whose one match carries the
@@ -80,7 +90,7 @@ impl Slot {
 
 /// The controls of one run.
 pub struct Gate<'a> {
-    ctx: &'a Context,
+    table: &'a dyn JobTable,
     clock: DbClock,
     every: Duration,
     slots: Mutex<HashMap<String, Arc<Slot>>>,
@@ -92,14 +102,16 @@ pub struct Gate<'a> {
 type KnownRead = Result<Option<Known>, String>;
 
 impl<'a> Gate<'a> {
-    pub fn new(ctx: &'a Context, clock: DbClock) -> crate::error::Result<Gate<'a>> {
-        Ok(Gate {
-            ctx,
+    /// The gate of one run: the job table it reads, how long a check serves
+    /// (`lookup.controls_every`), and the database's clock.
+    pub fn new(table: &'a dyn JobTable, every: Duration, clock: DbClock) -> Gate<'a> {
+        Gate {
+            table,
             clock,
-            every: ctx.config()?.lookup.controls_every,
+            every,
             slots: Mutex::new(HashMap::new()),
             known: Mutex::new(HashMap::new()),
-        })
+        }
     }
 
     fn slot(&self, name: &str) -> Arc<Slot> {
@@ -194,7 +206,7 @@ impl<'a> Gate<'a> {
         let settings = dest.settings();
         let canary = settings.canary_ref.as_deref();
         let read = async {
-            let db = self.ctx.db().await?;
+            let db = self.table.connection().await?;
             query::known_publication(&**db, dest.name(), settings.settle_after, canary).await
         };
         match read.await {
