@@ -345,9 +345,19 @@ impl Ui {
         match answer {
             Ok(Some(yes)) => Ok(yes),
             Ok(None) => Ok(false),
-            Err(_) => {
-                // Interrupted: dialoguer restores the terminal; make sure the cursor is back.
+            Err(e) => {
+                // dialoguer restores the terminal; make sure the cursor is back.
                 let _ = dialoguer::console::Term::stderr().show_cursor();
+                let dialoguer::Error::IO(io) = &e;
+                if io.kind() == io::ErrorKind::Interrupted {
+                    // Ctrl-C read as a key (the prompt reads raw): an interruption (exit 130)
+                    // even where SIGINT is ignored (a job started in the background), never
+                    // an answer. Nothing was changed: the move comes only after a "y".
+                    return Err(Error::new(
+                        crate::error::Code::Interrupted,
+                        "interrupted at the prompt: nothing changed",
+                    ));
+                }
                 Ok(false)
             }
         }
