@@ -542,6 +542,9 @@ WITH input AS (
     SELECT i.seq, i.status, i.reason,
            (SELECT e.id FROM job_events e
              WHERE e.job_id = p.job_id AND e.from_version = p.version AND e.evidence->>'plan' = $1
+               -- a move of the plan came after the plan and by now: the log's partitions of
+               -- those months only, not every month's index for every item
+               AND e.at >= (SELECT created_at FROM plans WHERE id = $1) AND e.at <= now()
              ORDER BY e.id LIMIT 1) AS event_id
     FROM input i JOIN plan_items p ON p.plan_id = $1 AND p.seq = i.seq AND p.status = 'planned'
     -- the batch's items by primary key, never a scan of the plan
