@@ -108,17 +108,8 @@ async fn run_prune(ctx: &Context, args: &PruneArgs) -> Result<Exit> {
     }
     let db = ctx.db().await?;
     let plan = archive::plan(&**db, args.before).await?;
-    if plan.partitions.is_empty() {
-        drop(db);
-        ctx.ui.emit(&PruneReport {
-            dry_run,
-            pruned: false,
-            prune_id: None,
-            plan,
-        })?;
-        return Ok(Exit::Done);
-    }
-    if dry_run {
+    // Nothing to drop, or only to be shown: the plan, and nothing changes.
+    if plan.partitions.is_empty() || dry_run {
         drop(db);
         ctx.ui.emit(&PruneReport {
             dry_run,

@@ -162,24 +162,12 @@ pub async fn run(ctx: &Context, target: State, args: &Args) -> Result<Exit> {
     let id = if !needs_lookup && args.jobs.is_empty() {
         // One statement: every selected job becomes a planned item.
         let actions: Vec<_> = from.iter().map(|s| (*s, mark.action_from(*s))).collect();
-        let db = ctx.db().await?;
-        let xid = commit::begin(&**db).await?;
-        let made = async {
-            let id = plans::insert_plan(&**db, &new).await?;
-            plans::insert_selected(&**db, &id, &sel, &actions).await?;
-            Ok::<_, Error>(id)
-        }
-        .await;
-        match made {
-            Ok(id) => {
-                commit::commit(&**db, &xid, ctx.target()?).await?;
-                id
-            }
-            Err(e) => {
-                commit::rollback(&**db).await;
-                return Err(e);
-            }
-        }
+        record(ctx, async |db| {
+            let id = plans::insert_plan(db, &new).await?;
+            plans::insert_selected(db, &id, &sel, &actions).await?;
+            Ok(id)
+        })
+        .await?
     } else {
         let gate = if needs_lookup {
             Some(ctx.gate(clock)?)
@@ -207,26 +195,14 @@ pub async fn run(ctx: &Context, target: State, args: &Args) -> Result<Exit> {
         } else {
             items = judge(ctx, gate.as_ref(), clock, &mark, explicit, args).await;
         }
-        let db = ctx.db().await?;
-        let xid = commit::begin(&**db).await?;
-        let made = async {
-            let id = plans::insert_plan(&**db, &new).await?;
+        record(ctx, async |db| {
+            let id = plans::insert_plan(db, &new).await?;
             for (i, chunk) in items.chunks(1000).enumerate() {
-                plans::insert_items(&**db, &id, 1 + (i * 1000) as i32, chunk).await?;
+                plans::insert_items(db, &id, 1 + (i * 1000) as i32, chunk).await?;
             }
-            Ok::<_, Error>(id)
-        }
-        .await;
-        match made {
-            Ok(id) => {
-                commit::commit(&**db, &xid, ctx.target()?).await?;
-                id
-            }
-            Err(e) => {
-                commit::rollback(&**db).await;
-                return Err(e);
-            }
-        }
+            Ok(id)
+        })
+        .await?
     };
 
     let db = ctx.db().await?;
@@ -238,6 +214,26 @@ pub async fn run(ctx: &Context, target: State, args: &Args) -> Result<Exit> {
 
 /// Each job's item: refused when the move cannot leave its state, or (with a lookup) when the
 /// destination's answer does not justify it; else planned with the evidence.
+/// Write a plan and its items in one transaction of a pooled connection (taken only now,
+/// after every lookup), its COMMIT resolved when the answer is lost; rolled back on failure.
+async fn record(
+    ctx: &Context,
+    write: impl AsyncFnOnce(&tokio_postgres::Client) -> Result<String>,
+) -> Result<String> {
+    let db = ctx.db().await?;
+    let xid = commit::begin(&**db).await?;
+    match write(&db).await {
+        Ok(id) => {
+            commit::commit(&**db, &xid, ctx.target()?).await?;
+            Ok(id)
+        }
+        Err(e) => {
+            commit::rollback(&**db).await;
+            Err(e)
+        }
+    }
+}
+
 async fn judge(
     ctx: &Context,
     gate: Option<&Gate<'_>>,

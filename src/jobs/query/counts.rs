@@ -201,6 +201,27 @@ pub struct Health {
     pub waiting_paused: i64,
 }
 
+/// What both forms of `check`'s statement start from: the statement with its two bound
+/// windows, the states `check` counts (the unsettled and the waiting ones) as literals, and
+/// the stuck and overdue cutoffs, each computed once (an InitPlan).
+fn health_terms(
+    stuck_after: Duration,
+    uncertain_after: Option<Duration>,
+) -> (Sql, String, String, String) {
+    let mut sql = Sql::new();
+    let stuck = sql.bind(secs(stuck_after));
+    let overdue = sql.bind(uncertain_after.map(secs));
+    let states: Vec<State> = State::unsettled()
+        .iter()
+        .chain(State::waiting())
+        .copied()
+        .collect();
+    let states = State::literals(&states);
+    let stuck_cutoff = format!("(SELECT now() - make_interval(secs => {stuck}::float8))");
+    let overdue_cutoff = format!("(SELECT now() - make_interval(secs => {overdue}::float8))");
+    (sql, states, stuck_cutoff, overdue_cutoff)
+}
+
 /// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. One row per group
 /// (state, destination) of the states `check` counts (the unsettled and the waiting ones):
 /// its exact count from `job_counters`, its oldest state change (one probe of
@@ -211,18 +232,9 @@ pub struct Health {
 /// range of the same index) and takes them from its count, so a backlog that grows during an
 /// incident is never read. The cutoffs are computed once (InitPlans), not per group.
 pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
-    let mut sql = Sql::new();
-    let stuck = sql.bind(secs(stuck_after));
-    let overdue = sql.bind(uncertain_after.map(secs));
-    let states: Vec<State> = State::unsettled()
-        .iter()
-        .chain(State::waiting())
-        .copied()
-        .collect();
-    let states = State::literals(&states);
+    let (mut sql, states, stuck_cutoff, overdue_cutoff) =
+        health_terms(stuck_after, uncertain_after);
     let bulk = State::bulk().literal();
-    let stuck_cutoff = format!("(SELECT now() - make_interval(secs => {stuck}::float8))");
-    let overdue_cutoff = format!("(SELECT now() - make_interval(secs => {overdue}::float8))");
     // The group's count less its jobs that changed state since the cutoff: a range that
     // holds what arrived within the window, however large the backlog before it grows.
     let before = |cutoff: &str| {
@@ -254,17 +266,8 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
 /// Before the counters are built: one pass of an index-only scan of
 /// `ix_publication_jobs_open_state_age`, in the columns of [`health_sql`], per group.
 pub fn health_scan_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
-    let mut sql = Sql::new();
-    let stuck = sql.bind(secs(stuck_after));
-    let overdue = sql.bind(uncertain_after.map(secs));
-    let states: Vec<State> = State::unsettled()
-        .iter()
-        .chain(State::waiting())
-        .copied()
-        .collect();
-    let states = State::literals(&states);
-    let stuck_cutoff = format!("(SELECT now() - make_interval(secs => {stuck}::float8))");
-    let overdue_cutoff = format!("(SELECT now() - make_interval(secs => {overdue}::float8))");
+    let (mut sql, states, stuck_cutoff, overdue_cutoff) =
+        health_terms(stuck_after, uncertain_after);
     sql.text = format!(
         "SELECT state, count(*), min(state_changed_at),
                 count(*) FILTER (WHERE state_changed_at < {stuck_cutoff}),
