@@ -318,11 +318,92 @@ async fn sixteen_concurrent_writers_keep_the_counters_exact() {
         t.await.unwrap();
     }
     assert_exact(&env, "16 writers × 1000 moves").await;
-    // The writers spread over several slots (one per backend, modulo 16).
+    // The writers spread over several slots (one per transaction id, modulo 16).
     let slots = env
         .count("SELECT count(DISTINCT slot) FROM job_counters WHERE slot >= 0")
         .await;
     assert!(slots > 4, "{slots} slots used by {writers} writers");
+}
+
+/// The slot a write counts in is its transaction's id modulo 16 (V12): a session's next
+/// transaction writes another row, and eight transactions open at once, each holding its
+/// uncommitted count of one group, do not wait for each other on a counter row.
+#[tokio::test]
+async fn concurrent_transactions_count_in_their_own_slots_without_waiting() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+    let insert = |article: &str| {
+        format!(
+            "INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination, external_ref, payload_hash)
+             VALUES ('t', '{article}', '1', 'cms-slots', 'pub_' || encode(sha256('{article}'::bytea), 'hex'), repeat('a', 64))"
+        )
+    };
+    let slot_of = "SELECT (pg_current_xact_id()::text::bigint % 16)::int";
+    // One session, two transactions: each counts in its own transaction's slot.
+    let c = env.connect().await;
+    let mut seen = Vec::new();
+    for article in ["s-1", "s-2"] {
+        c.batch_execute("BEGIN").await.unwrap();
+        c.batch_execute(&insert(article)).await.unwrap();
+        let slot: i32 = c.query_one(slot_of, &[]).await.unwrap().get(0);
+        c.batch_execute("COMMIT").await.unwrap();
+        seen.push(slot);
+    }
+    let rows: Vec<(i32, i64)> = env
+        .client
+        .query(
+            "SELECT slot::int, n FROM job_counters WHERE destination = 'cms-slots' ORDER BY slot",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let mut want: Vec<(i32, i64)> = seen.iter().map(|s| (*s, 1)).collect();
+    want.sort();
+    assert_ne!(
+        seen[0], seen[1],
+        "one session's two transactions share a slot"
+    );
+    assert_eq!(rows, want, "each transaction counted in its own slot");
+
+    // Eight transactions open at once, each inserting into the same group and holding its
+    // counter row until it ends: none waits (a wait would run into the 2 s lock timeout).
+    // Transactions begun one after another get neighbouring ids, so distinct slots, unless
+    // the other tests' transactions (one cluster) took ids in between: then begin again.
+    let sessions = futures::future::join_all((0..8).map(|_| env.connect())).await;
+    let mut attempt = 0;
+    loop {
+        let mut slots = Vec::new();
+        for c in &sessions {
+            c.batch_execute("BEGIN; SET LOCAL lock_timeout = '2s'")
+                .await
+                .unwrap();
+            slots.push(c.query_one(slot_of, &[]).await.unwrap().get::<_, i32>(0));
+        }
+        slots.sort();
+        slots.dedup();
+        if slots.len() == sessions.len() {
+            break;
+        }
+        for c in &sessions {
+            c.batch_execute("ROLLBACK").await.unwrap();
+        }
+        attempt += 1;
+        assert!(attempt < 50, "never got eight neighbouring transaction ids");
+    }
+    for (w, c) in sessions.iter().enumerate() {
+        c.batch_execute(&insert(&format!("w-{w}"))).await.unwrap();
+    }
+    for c in &sessions {
+        c.batch_execute("COMMIT").await.unwrap();
+    }
+    assert_exact(&env, "eight concurrent transactions").await;
+    let used = env
+        .count("SELECT count(*) FROM job_counters WHERE destination = 'cms-slots' AND n <> 0")
+        .await;
+    assert!(used >= 8, "eight open transactions counted in {used} slots");
 }
 
 #[tokio::test]

@@ -1451,6 +1451,7 @@ async fn migrate_status_fits_every_width() {
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
+         12  counter_slots       applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(b, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1465,6 +1466,7 @@ async fn migrate_status_fits_every_width() {
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
+         12  counter_slots       applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(c, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1479,6 +1481,7 @@ async fn migrate_status_fits_every_width() {
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
+         12  counter_slots       applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(d, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1493,6 +1496,7 @@ async fn migrate_status_fits_every_width() {
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
+         12  counter_slots       applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }
