@@ -12,8 +12,14 @@
 //!   made only for those (`COALESCE` evaluates its second argument only when the first is
 //!   NULL). The routine traffic of workers (reserve, claim, renew, mark_sent, complete) is
 //!   not counted: it is most of the log, and the open states' counts already show it.
-//! * expired leases: `ix_publication_jobs_lease (lease_expires_at) WHERE state = 'in_flight'`,
-//!   read up to now.
+//! * expired leases: per destination, its in_flight jobs from the counters (migrations/V10)
+//!   less its live leases, a range of `ix_publication_jobs_lease_destination` read from now
+//!   on. Live leases are held by live workers, about one per worker, whatever the table's
+//!   size and however many leases expired; the expired ones are not read one by one (after
+//!   an incident's churn each would be a heap visit: in_flight rows are always recently
+//!   written). Each destination's oldest expiry is the first entry of that index for it.
+//!   Both readings are in one statement, one snapshot, so the difference is exact. Before
+//!   the counters are built, the expired leases are counted from the index instead.
 //!
 //! A worker's write that lost to a concurrent move (fenced by the version check) changes no
 //! row and records no event, so there is nothing to count for it.
@@ -70,11 +76,32 @@ pub fn moves_sql() -> String {
 }
 
 /// Per destination: in_flight jobs whose lease has expired, and when the oldest expired.
+/// With the counters built: the destination's in_flight count less its live leases (one
+/// snapshot, so exact), and a probe for its oldest expiry; before: a range of the expired
+/// ones. The two branches are gated on `job_counters_build` inside the statement (a one-time
+/// filter: the branch not taken is not run), so no round trip asks first.
 pub fn expired_leases_sql() -> String {
     format!(
-        "SELECT destination, count(*), min(lease_expires_at) FROM publication_jobs \
-         WHERE state = {} AND lease_expires_at < now() GROUP BY destination",
-        State::InFlight.literal()
+        "WITH built AS (SELECT coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false) AS yes) \
+         SELECT destination, n, oldest FROM ( \
+             SELECT f.destination, f.n - coalesce(l.n, 0) AS n, o.oldest \
+             FROM (SELECT destination, sum(n)::bigint AS n FROM job_counters \
+                   WHERE state = {leased} GROUP BY destination HAVING sum(n) <> 0) f \
+             LEFT JOIN (SELECT destination, count(*) AS n FROM publication_jobs \
+                        WHERE state = {leased} AND lease_expires_at >= now() \
+                        GROUP BY destination) l USING (destination) \
+             CROSS JOIN LATERAL ( \
+                 SELECT j.lease_expires_at AS oldest FROM publication_jobs j \
+                 WHERE j.state = {leased} AND j.destination = f.destination \
+                   AND j.lease_expires_at < now() \
+                 ORDER BY j.lease_expires_at, j.destination LIMIT 1) o \
+             WHERE (SELECT yes FROM built) \
+             UNION ALL \
+             SELECT destination, count(*), min(lease_expires_at) FROM publication_jobs \
+             WHERE state = {leased} AND lease_expires_at < now() AND NOT (SELECT yes FROM built) \
+             GROUP BY destination) e \
+         WHERE n > 0 AND oldest IS NOT NULL",
+        leased = State::leased().literal()
     )
 }
 

@@ -33,16 +33,20 @@ pub struct OutOfOrder {
     pub newer: AcceptedRevision,
 }
 
-/// `$1` window in seconds: the id of the newest event older than the window (0: none). The
-/// events after it are the window's. Read backwards along the primary key, it stops at the
-/// first event old enough.
+/// `$1` window in seconds: the id of the last event written before the window began (0:
+/// none); the events after it are the window's. One probe of `ix_job_events_at (at, id)`
+/// per month's partition, at the window's start. (Read backwards along the primary key
+/// instead, it visited every event of the window before finding one old enough.) Ids and
+/// times agree but for transactions that straddle the boundary, and the id found is never
+/// above the largest id older than the window, so the window can only hold a few events
+/// more, never fewer.
 pub fn event_window_sql(window: Duration) -> Sql {
     let mut sql = Sql::new();
     let window = sql.bind(secs(window));
     sql.text = format!(
         "SELECT COALESCE((SELECT id FROM job_events
                           WHERE at <= now() - make_interval(secs => {window}::float8)
-                          ORDER BY id DESC LIMIT 1), 0)"
+                          ORDER BY at DESC, id DESC LIMIT 1), 0)"
     );
     sql
 }
