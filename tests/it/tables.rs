@@ -345,6 +345,17 @@ fn same_from(texts: &[String; 4], width: usize) {
     }
 }
 
+/// The part of each width's text above `sep` reads the same at every width: that part once,
+/// and each width's part below.
+fn same_above(texts: [String; 4], sep: &str) -> (String, [String; 4]) {
+    let halves = texts.map(|t| {
+        let (above, below) = t.split_once(sep).expect("the separator");
+        (above.to_string(), below.to_string())
+    });
+    same_from(&halves.clone().map(|h| h.0), 60);
+    (halves[0].0.clone(), halves.map(|h| h.1))
+}
+
 /// The words a table must never break, as the fixture has them.
 const STATES: [&str; 7] = [
     "pending",
@@ -620,12 +631,8 @@ async fn jobs_stuck_fits_every_width() {
 async fn status_fits_every_width() {
     let fx = Fixture::new().await;
     // The counts by state read the same at every width; the pauses below them do not.
-    let [a, b, c, d] = fx.widths(&["status"], 0).map(|t| {
-        let (counts, rest) = t.split_once("\n\n").expect("the pauses below the counts");
-        (counts.to_string(), rest.to_string())
-    });
-    same_from(&[&a, &b, &c, &d].map(|t| t.0.clone()), 60);
-    insta::assert_snapshot!(a.0, @"
+    let (counts, [a, b, c, d]) = same_above(fx.widths(&["status"], 0), "\n\n");
+    insta::assert_snapshot!(counts, @"
     STATE          DESTINATION     JOBS  OLDEST
     uncertain      (all)              3  3h 5m
                    cms-a              2  3h 5m
@@ -637,28 +644,28 @@ async fn status_fits_every_width() {
     failed         cms-a              1  6h 10m
     accepted       (all)              1
     ");
-    insta::assert_snapshot!(a.1, @"
+    insta::assert_snapshot!(a, @"
     PAUSED  UNTIL    BY                 REASON
     cms-b   not set  alice@ops-laptop…  CMS answers 503 since t…
 
     oldest uncertain job, for 3h 5m at cms-a:
     reconctl remote lookup 6ce568d4-075a-4d3c-b189-8d55d6202bbd
     ");
-    insta::assert_snapshot!(b.1, @"
+    insta::assert_snapshot!(b, @"
     PAUSED  SINCE       UNTIL    BY                  REASON
     cms-b   2h 15m ago  not set  alice@ops-laptop-7  CMS answers 503 since the 14:0…
 
     oldest uncertain job, for 3h 5m at cms-a:
     reconctl remote lookup 6ce568d4-075a-4d3c-b189-8d55d6202bbd
     ");
-    insta::assert_snapshot!(c.1, @"
+    insta::assert_snapshot!(c, @"
     PAUSED  SINCE       UNTIL    BY                  REASON
     cms-b   2h 15m ago  not set  alice@ops-laptop-7  CMS answers 503 since the 14:00 deploy; vendor ticket INC-4711, do not…
 
     oldest uncertain job, for 3h 5m at cms-a:
     reconctl remote lookup 6ce568d4-075a-4d3c-b189-8d55d6202bbd
     ");
-    insta::assert_snapshot!(d.1, @"
+    insta::assert_snapshot!(d, @"
     PAUSED  SINCE       UNTIL    BY                  REASON
     cms-b   2h 15m ago  not set  alice@ops-laptop-7  CMS answers 503 since the 14:00 deploy; vendor ticket INC-4711, do not resume before they confirm
 
@@ -1034,7 +1041,7 @@ async fn reconcile_rows_and_plan_fit_every_width() {
         fx.in_pty(w, &args);
     }
     // The plan shown before --apply asks, declined.
-    let [a, b, c, d] = WIDTHS.map(|w| {
+    let plans = WIDTHS.map(|w| {
         let shown = fx.asked(w, &["reconcile", "--apply", "--concurrency", "1"], "n");
         let from = shown.find("reconcile would move").expect("the plan");
         let to = shown.find("Move these").unwrap_or(shown.len());
@@ -1046,7 +1053,9 @@ async fn reconcile_rows_and_plan_fit_every_width() {
         );
         plan
     });
-    insta::assert_snapshot!(a, @"
+    // The counts by verdict read the same at every width; the examples below them do not.
+    let (counts, [a, b, c, d]) = same_above(plans, "\nfor example:\n");
+    insta::assert_snapshot!(counts, @"
     reconcile would move 2 of 3 examined jobs:
     VERDICT        JOBS  MOVE
     accept            1  → accepted
@@ -1054,46 +1063,23 @@ async fn reconcile_rows_and_plan_fit_every_width() {
     conflict          0  → conflict
     wait              0  (stay uncertain)
     unknown           1  (stay uncertain)
-    for example:
+    ");
+    insta::assert_snapshot!(a, @"
     JOB           DESTINATION  VERDICT        TO
     6ce568d4-075  cms-a        accept         accepted
     6ce568d4-07f  cms-a        safe_to_retry  safe_to_retry
     ");
     insta::assert_snapshot!(b, @"
-    reconcile would move 2 of 3 examined jobs:
-    VERDICT        JOBS  MOVE
-    accept            1  → accepted
-    safe_to_retry     1  → safe_to_retry
-    conflict          0  → conflict
-    wait              0  (stay uncertain)
-    unknown           1  (stay uncertain)
-    for example:
     JOB           DESTINATION  VERDICT        TO             REASON
     6ce568d4-075  cms-a        accept         accepted       the destination has it…
     6ce568d4-07f  cms-a        safe_to_retry  safe_to_retry  not at the destination…
     ");
     insta::assert_snapshot!(c, @"
-    reconcile would move 2 of 3 examined jobs:
-    VERDICT        JOBS  MOVE
-    accept            1  → accepted
-    safe_to_retry     1  → safe_to_retry
-    conflict          0  → conflict
-    wait              0  (stay uncertain)
-    unknown           1  (stay uncertain)
-    for example:
     JOB           DESTINATION  VERDICT        TO             REASON
     6ce568d4-075  cms-a        accept         accepted       the destination has it as art-4711 with the same content
     6ce568d4-07f  cms-a        safe_to_retry  safe_to_retry  not at the destination, and it was sent 2h 40m before the look…
     ");
     insta::assert_snapshot!(d, @"
-    reconcile would move 2 of 3 examined jobs:
-    VERDICT        JOBS  MOVE
-    accept            1  → accepted
-    safe_to_retry     1  → safe_to_retry
-    conflict          0  → conflict
-    wait              0  (stay uncertain)
-    unknown           1  (stay uncertain)
-    for example:
     JOB                                   DESTINATION  VERDICT        TO             REASON
     6ce568d4-075a-4d3c-b189-8d55d6202bbd  cms-a        accept         accepted       the destination has it as art-4711 with the same content
     6ce568d4-07ff-4e2a-9c1d-1f2e3d4c5b6a  cms-a        safe_to_retry  safe_to_retry  not at the destination, and it was sent 2h 40m before the lookup (more than settle_after 2m): safe to send again
