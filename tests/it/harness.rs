@@ -142,32 +142,17 @@ impl TestEnv {
     }
 
     /// The binary in a pseudo-terminal (stdin, stdout and stderr are terminals), with the
-    /// clean environment and `TERM=xterm`. SIGINT is reset to its default in the child: a
-    /// test run started with SIGINT ignored (nohup, some CI runners) would pass that on, and
-    /// Ctrl-C would do nothing.
+    /// clean environment, `TERM=xterm` and SIGINT at its default ([`spawn_in_pty`]).
     pub fn pty(&self, args: &[&str]) -> rexpect::session::PtySession {
-        use std::os::unix::process::CommandExt;
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("reconctl"));
-        cmd.env_clear()
-            .envs(self.command_env(&self.url))
-            .env("TERM", "xterm")
-            .args(args);
-        // SAFETY: between fork and exec only async-signal-safe calls are allowed; signal(2)
-        // is one.
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::signal(libc::SIGINT, libc::SIG_DFL);
-                Ok(())
-            });
-        }
-        rexpect::session::spawn_command(cmd, Some(20_000)).expect("spawn in a pty")
+        cmd.env_clear().envs(self.command_env(&self.url)).args(args);
+        spawn_in_pty(cmd, 20_000)
     }
 
     /// `sh -c script` in a pseudo-terminal, with the clean environment but `COLUMNS` (the
     /// terminal's own size counts; the script sets it with `stty`), `TERM=xterm` and SIGINT
-    /// at its default (see [`TestEnv::pty`]); `timeout_ms` for each expectation.
+    /// at its default; `timeout_ms` for each expectation. [`sh_reconctl`] writes the binary's part.
     pub fn shell_in_pty(&self, script: &str, timeout_ms: u64) -> rexpect::session::PtySession {
-        use std::os::unix::process::CommandExt;
         let mut cmd = std::process::Command::new("sh");
         cmd.env_clear()
             .envs(
@@ -175,16 +160,49 @@ impl TestEnv {
                     .into_iter()
                     .filter(|(k, _)| *k != "COLUMNS"),
             )
-            .env("TERM", "xterm")
             .args(["-c", script]);
-        // SAFETY: only the async-signal-safe signal(2) between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::signal(libc::SIGINT, libc::SIG_DFL);
-                Ok(())
-            });
-        }
-        rexpect::session::spawn_command(cmd, Some(timeout_ms)).expect("spawn in a pty")
+        spawn_in_pty(cmd, timeout_ms)
+    }
+
+    /// The binary in a pseudo-terminal `cols` columns wide and 50 rows (its own size, set
+    /// with `stty`: no `COLUMNS`). With `stderr` false, stderr goes to /dev/null (a progress
+    /// bar's drawing).
+    pub fn pty_cols(
+        &self,
+        cols: usize,
+        args: &[&str],
+        stderr: bool,
+    ) -> rexpect::session::PtySession {
+        let stderr = if stderr { "" } else { " 2>/dev/null" };
+        let script = format!(
+            "stty cols {cols} rows 50 && exec {}{stderr}",
+            sh_reconctl(args)
+        );
+        self.shell_in_pty(&script, 60_000)
+    }
+
+    /// The binary in a pseudo-terminal 100×40, in a shell that records `stty -a` before and
+    /// after it, then prints `EXIT=<its exit code>` and `DONE`: for a test that the terminal
+    /// is left as it was ([`TestEnv::assert_terminal_restored`]).
+    pub fn pty_watched(&self, args: &[&str]) -> rexpect::session::PtySession {
+        let dir = self.dir.path().display();
+        let script = format!(
+            "stty cols 100 rows 40; stty -a > '{dir}/stty.before'; {}; echo \"EXIT=$?\"; stty -a > '{dir}/stty.after'; echo DONE",
+            sh_reconctl(args)
+        );
+        self.shell_in_pty(&script, 20_000)
+    }
+
+    /// After [`TestEnv::pty_watched`]: the terminal was in line mode with echo on, and is
+    /// left exactly so.
+    pub fn assert_terminal_restored(&self) {
+        let read = |name: &str| std::fs::read_to_string(self.dir.path().join(name)).unwrap();
+        let before = read("stty.before");
+        assert!(
+            before.contains("icanon") && before.contains("echo"),
+            "{before}"
+        );
+        assert_eq!(read("stty.after"), before, "the terminal is restored");
     }
 
     /// The database goes away: it refuses new connections and every session it holds is
@@ -583,10 +601,49 @@ pub fn mask_uuids(text: &str) -> String {
     String::from_utf8(out).expect("only ASCII replaced")
 }
 
+/// `cmd` in a pseudo-terminal with `TERM=xterm` and SIGINT reset to its default: a test run
+/// started with SIGINT ignored (nohup, some CI runners) would pass that on, and Ctrl-C would
+/// do nothing. `timeout_ms` for each expectation.
+fn spawn_in_pty(mut cmd: std::process::Command, timeout_ms: u64) -> rexpect::session::PtySession {
+    use std::os::unix::process::CommandExt;
+    cmd.env("TERM", "xterm");
+    // SAFETY: between fork and exec only async-signal-safe calls are allowed; signal(2)
+    // is one.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    rexpect::session::spawn_command(cmd, Some(timeout_ms)).expect("spawn in a pty")
+}
+
+/// The binary and `args` as words of a shell command, each quoted.
+pub fn sh_reconctl(args: &[&str]) -> String {
+    let quote = |w: &str| format!("'{}'", w.replace('\'', r"'\''"));
+    let bin = assert_cmd::cargo::cargo_bin("reconctl");
+    std::iter::once(quote(&bin.to_string_lossy()))
+        .chain(args.iter().map(|a| quote(a)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// rexpect reads the terminal byte by byte, one `char` per byte: text to look for in a
 /// pseudo-terminal, matched that way.
 pub fn pty_text(s: &str) -> String {
     s.bytes().map(char::from).collect()
+}
+
+/// What rexpect read (one `char` per byte) as the UTF-8 text it was: the inverse of
+/// [`pty_text`].
+pub fn pty_utf8(read: &str) -> String {
+    let bytes: Vec<u8> = read.chars().map(|c| c as u32 as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Everything a pseudo-terminal shows from here to the end, as UTF-8.
+pub fn pty_rest(p: &mut rexpect::session::PtySession) -> String {
+    pty_utf8(&p.exp_eof().expect("the end of the output"))
 }
 
 /// The exit code of the binary run in a pseudo-terminal ([`TestEnv::pty`]).

@@ -912,35 +912,15 @@ async fn the_prompt_in_a_pseudo_terminal_no_keeps_yes_moves() {
     assert_unchanged(&env, &job).await;
 
     // Ctrl-C: no change, and the terminal is left as it was (echo and line mode on).
-    let bin = assert_cmd::cargo::cargo_bin("reconctl");
-    let script = format!(
-        "stty -a > before.txt; '{}' {} ; echo \"exit=$?\"; stty -a > after.txt",
-        bin.display(),
-        args.iter()
-            .map(|a| format!("'{a}'"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
-    let mut sh = std::process::Command::new("sh");
-    sh.current_dir(env.dir.path())
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("DATABASE_URL", &env.url)
-        .env("RECONCTL_ACTOR", "tester")
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .args(["-c", &script]);
-    let mut p = rexpect::session::spawn_command(sh, Some(20_000)).unwrap();
+    let mut p = env.pty_watched(&args);
     p.exp_string(&format!("Mark job {id} accepted?")).unwrap();
     p.send_control('c').unwrap();
-    let (_, exit) = p.exp_regex("exit=[0-9]+").unwrap();
+    let (_, exit) = p.exp_regex("EXIT=[0-9]+").unwrap();
     // The prompt reads a line in cooked mode, so Ctrl-C is SIGINT: the conventional 130,
     // while no transaction or lock is open (the move comes only after a "y").
-    assert_eq!(exit, "exit=130");
+    assert_eq!(exit, "EXIT=130");
     p.exp_eof().unwrap();
-    let before = std::fs::read_to_string(env.dir.path().join("before.txt")).unwrap();
-    let after = std::fs::read_to_string(env.dir.path().join("after.txt")).unwrap();
-    assert_eq!(before, after, "the terminal settings changed");
+    env.assert_terminal_restored();
     assert_unchanged(&env, &job).await;
 
     // Answer yes: it moves, with the lookup as evidence.

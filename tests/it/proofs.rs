@@ -380,14 +380,6 @@ fn frames(screen: &str, label: &str) -> Vec<Frame> {
     out
 }
 
-/// What the pseudo-terminal received from `script`, up to its end, as UTF-8.
-fn pty_screen(env: &TestEnv, script: &str) -> String {
-    let mut p = env.shell_in_pty(script, 60_000);
-    let raw = p.exp_eof().expect("the end of the output");
-    let bytes: Vec<u8> = raw.chars().map(|c| c as u32 as u8).collect();
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
 /// The bar's drawings show a run under way: the count of the jobs to examine, a rate, and
 /// the time left.
 fn assert_bar(screen: &str, label: &str, total: u64) {
@@ -415,17 +407,19 @@ async fn reconcile_on_a_terminal_shows_a_bar_with_label_count_rate_and_eta() {
     let env = TestEnv::new().await;
     let cms = Cms::start().await;
     let cfg = env.write_config(&cms.config(""));
-    let bin = assert_cmd::cargo::cargo_bin("reconctl");
-    // 30 jobs at 10 lookups a second: three seconds.
+    // On a terminal of 120 columns, at 10 lookups a second: what it showed (exit 0).
+    let on_a_terminal = |extra: &[&str]| {
+        let mut args = vec!["--config", cfg.as_str(), "reconcile", "--apply", "--yes"];
+        args.extend_from_slice(extra);
+        args.extend(["--concurrency", "1", "--rps", "10"]);
+        let mut p = env.pty_cols(120, &args, true);
+        let screen = pty_rest(&mut p);
+        assert_eq!(pty_exit(&p), 0, "{screen}");
+        screen
+    };
+    // 30 jobs: three seconds.
     bulk_uncertain(&env.client, "a", 30).await;
-    let screen = pty_screen(
-        &env,
-        &format!(
-            "stty cols 120 rows 40 && '{}' --config '{cfg}' reconcile --apply --yes --concurrency 1 --rps 10; echo \"EXIT=$?\"",
-            bin.display()
-        ),
-    );
-    assert!(screen.contains("EXIT=0"), "{screen}");
+    let screen = on_a_terminal(&[]);
     assert!(
         screen.contains(
             "reconcile: examined 30: accept 0, safe_to_retry 30, conflict 0, wait 0, unknown 0; moved 30, skipped 0"
@@ -441,14 +435,7 @@ async fn reconcile_on_a_terminal_shows_a_bar_with_label_count_rate_and_eta() {
 
     // Staged (--max): every lookup first, under its own label.
     bulk_uncertain(&env.client, "b", 30).await;
-    let screen = pty_screen(
-        &env,
-        &format!(
-            "stty cols 120 rows 40 && '{}' --config '{cfg}' reconcile --apply --yes --max 100 --concurrency 1 --rps 10; echo \"EXIT=$?\"",
-            bin.display()
-        ),
-    );
-    assert!(screen.contains("EXIT=0"), "{screen}");
+    let screen = on_a_terminal(&["--max", "100"]);
     assert_bar(&screen, "looking up", 30);
     assert!(frames(&screen, "reconciling").is_empty(), "{screen}");
     assert_eq!(

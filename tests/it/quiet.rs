@@ -260,19 +260,13 @@ async fn expired_leases(env: &TestEnv, tag: &str, n: usize) {
     }
 }
 
-fn pty_output(mut p: rexpect::session::PtySession) -> String {
-    let out = p.exp_eof().expect("the end of the output");
-    let bytes: Vec<u8> = out.chars().map(|c| c as u32 as u8).collect();
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
 /// On a terminal, the sweep's bar appears only when the run takes more than a second; in
 /// a pipe (cron) never.
 #[tokio::test]
 async fn the_sweep_shows_its_bar_only_after_a_second_and_never_in_a_pipe() {
     let env = TestEnv::new().await;
     expired_leases(&env, "a", 3).await;
-    let quick = pty_output(env.pty(&["sweep", "leases", "--dry-run"]));
+    let quick = pty_rest(&mut env.pty(&["sweep", "leases", "--dry-run"]));
     assert!(quick.contains("would move 3 expired leases"), "{quick}");
     assert!(
         !quick.contains("sweeping"),
@@ -280,7 +274,7 @@ async fn the_sweep_shows_its_bar_only_after_a_second_and_never_in_a_pipe() {
     );
 
     slow_sweeps(&env, 0.5).await;
-    let slow = pty_output(env.pty(&["sweep", "leases", "--batch", "1"]));
+    let slow = pty_rest(&mut env.pty(&["sweep", "leases", "--batch", "1"]));
     assert!(slow.contains("moved 3 expired leases"), "{slow}");
     assert!(
         slow.contains("sweeping"),
@@ -296,6 +290,6 @@ async fn the_sweep_shows_its_bar_only_after_a_second_and_never_in_a_pipe() {
     assert!(!run.stdout().contains("sweeping"), "{}", run.stdout());
     // With -q on a terminal: nothing at all.
     expired_leases(&env, "c", 3).await;
-    let quiet = pty_output(env.pty(&["sweep", "leases", "--batch", "1", "-q"]));
+    let quiet = pty_rest(&mut env.pty(&["sweep", "leases", "--batch", "1", "-q"]));
     assert_eq!(quiet.trim(), "", "{quiet}");
 }

@@ -15,28 +15,6 @@ use serde_json::Value;
 use crate::harness::{pty_text, Seed, TestEnv};
 use crate::plan;
 
-/// A shell in a pseudo-terminal (100×40) that records `stty -a`, runs reconctl with `args`,
-/// prints its exit code, and records `stty -a` again.
-fn watch_in_pty(env: &TestEnv, args: &str) -> rexpect::session::PtySession {
-    let bin = assert_cmd::cargo::cargo_bin("reconctl");
-    let dir = env.dir.path().display();
-    let script = format!(
-        "stty cols 100 rows 40; stty -a > {dir}/stty.before; '{}' {args}; echo \"EXIT=$?\"; stty -a > {dir}/stty.after; echo DONE",
-        bin.display()
-    );
-    env.shell_in_pty(&script, 20_000)
-}
-
-fn stty_unchanged(env: &TestEnv) {
-    let read = |name: &str| std::fs::read_to_string(env.dir.path().join(name)).unwrap();
-    let before = read("stty.before");
-    assert!(
-        before.contains("icanon") && before.contains("echo"),
-        "{before}"
-    );
-    assert_eq!(read("stty.after"), before, "the terminal is restored");
-}
-
 fn mark_accepted(env: &TestEnv, id: &str) {
     env.run(&[
         "mark",
@@ -58,7 +36,7 @@ async fn status_watch_redraws_with_the_changes_since_it_began_and_q_restores_the
     let u1 = env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
     env.seed(Seed::new("u2").state(Uncertain).aged(300)).await;
     env.seed(Seed::new("p1").state(Pending).aged(60)).await;
-    let mut p = watch_in_pty(&env, "status --watch --interval 1s");
+    let mut p = env.pty_watched(&["status", "--watch", "--interval", "1s"]);
     // The header: the command, the database, the interval.
     p.exp_string("reconctl status --watch").unwrap();
     p.exp_string(&format!("/{}", env.db_name)).unwrap();
@@ -80,14 +58,14 @@ async fn status_watch_redraws_with_the_changes_since_it_began_and_q_restores_the
     p.flush().unwrap();
     let rest = p.exp_string("DONE").unwrap();
     assert!(rest.contains("EXIT=0"), "{rest:?}");
-    stty_unchanged(&env);
+    env.assert_terminal_restored();
 }
 
 #[tokio::test]
 async fn jobs_uncertain_watch_names_the_new_jobs_and_ctrl_c_ends_it_with_exit_0() {
     let env = TestEnv::new().await;
     env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
-    let mut p = watch_in_pty(&env, "jobs uncertain --watch --interval 1s");
+    let mut p = env.pty_watched(&["jobs", "uncertain", "--watch", "--interval", "1s"]);
     p.exp_string("reconctl jobs uncertain --watch").unwrap();
     p.exp_string("1 on this page").unwrap();
     let new = env.seed(Seed::new("u2").state(Uncertain).aged(5)).await;
@@ -97,7 +75,7 @@ async fn jobs_uncertain_watch_names_the_new_jobs_and_ctrl_c_ends_it_with_exit_0(
     p.send_control('c').unwrap();
     let rest = p.exp_string("DONE").unwrap();
     assert!(rest.contains("EXIT=0"), "{rest:?}");
-    stty_unchanged(&env);
+    env.assert_terminal_restored();
 }
 
 /// The watch's stdout, a line at a time, from a thread (a child's pipe blocks).
@@ -564,7 +542,7 @@ async fn on_a_terminal_a_lost_database_shows_reconnecting_over_the_last_numbers(
     let mut env = TestEnv::new().await;
     env.skip_invariants = true;
     env.seed(Seed::new("u1").state(Uncertain).aged(600)).await;
-    let mut p = watch_in_pty(&env, "status --watch --interval 1s");
+    let mut p = env.pty_watched(&["status", "--watch", "--interval", "1s"]);
     p.exp_regex("uncertain +cms-a +1 ").unwrap();
     env.go_away().await;
     // While it is away the screen says so, and keeps the last numbers.
@@ -577,5 +555,5 @@ async fn on_a_terminal_a_lost_database_shows_reconnecting_over_the_last_numbers(
     p.flush().unwrap();
     let rest = p.exp_string("DONE").unwrap();
     assert!(rest.contains("EXIT=0"), "{rest:?}");
-    stty_unchanged(&env);
+    env.assert_terminal_restored();
 }

@@ -1,6 +1,8 @@
-//! `jobs show`: the job, its lease, its events and the moves it allows, in JSON and as a table.
+//! `jobs show`: the job, its lease, its events and the moves it allows, in JSON and as a
+//! table; the table at every width (on the fixture of `tables`).
 
 use super::*;
+use crate::tables::{Fixture, U1};
 
 fn moves(v: &Value) -> (Vec<String>, BTreeMap<String, String>) {
     let mut valid = Vec::new();
@@ -243,4 +245,222 @@ async fn show_table_has_every_column_the_lease_history_and_moves() {
     redrive → safe_to_retry                  operator   not now
       only from failed
     ");
+}
+
+/// At 60, 80, 120 and 200 columns, piped and on a terminal, as `tables` checks every table.
+#[tokio::test]
+async fn jobs_show_fits_every_width_and_its_commands_are_whole() {
+    let fx = Fixture::new().await;
+    // By a prefix, as a table printed it.
+    let args = ["jobs", "show", "6ce568d4-075"];
+    let [a, b, c, d] = fx.widths(&args, 0);
+    insta::assert_snapshot!(a, @"
+    job 6ce568d4-075a-4d3c-b189-8d55d6202bbd (uncertain at
+      version 1)
+    id                6ce568d4-075a-4d3c-b189-8d55d6202bbd
+    external_ref
+      [68 characters, wider than this terminal: see -o json]
+    tenant_id         acme-publishing
+    article_id        breaking-news-election-results-live-cover…
+    revision_id       3
+    destination       cms-a
+    payload_hash
+      [64 characters, wider than this terminal: see -o json]
+    state             uncertain
+    version           1
+    attempts          2
+    lease             none
+    lease_owner
+    lease_expires_at
+    sent_at           YYYY-MM-DDThh:mm:ssZ (3h 10m ago)
+    remote_id
+    last_error
+    created_at        YYYY-MM-DDThh:mm:ssZ (4h 5m ago)
+    updated_at        YYYY-MM-DDThh:mm:ssZ (3h 5m ago)
+    state_changed_at  YYYY-MM-DDThh:mm:ssZ (3h 5m ago)
+
+    history (1 event)
+    AT                    ACTOR  MOVE           REASON
+    YYYY-MM-DDThh:mm:ssZ  seed   ∅ → uncertain  test fixture
+
+    moves
+    MOVE                                     BY         NOW
+    mark_accepted → accepted                 operator   valid
+      the destination has it (remote_id recorded)
+      $ reconctl mark accepted 6ce568d4-075 --reason TEXT
+    reconcile_accepted → accepted            reconcile  valid
+      the destination has it (remote_id recorded)
+      $ reconctl reconcile --destination cms-a
+    mark_safe_to_retry → safe_to_retry       operator   valid
+      the destination does not have it, and the lookup is
+        settled
+      $ reconctl mark safe-to-retry 6ce568d4-075 --reason TEXT
+    reconcile_safe_to_retry → safe_to_retry  reconcile  valid
+      the destination does not have it, and the lookup is
+        settled
+      $ reconctl reconcile --destination cms-a
+    reconcile_conflict → conflict            reconcile  valid
+      the destination has different content, or several
+        matches
+      $ reconctl reconcile --destination cms-a
+    mark_failed → failed                     operator   valid
+      an operator gave up, with a reason
+      $ reconctl mark failed 6ce568d4-075 --reason TEXT
+    claim → in_flight                        worker     not now
+      only from pending or safe_to_retry
+    renew → in_flight                        worker     not now
+      only from in_flight
+    mark_sent → in_flight                    worker     not now
+      only from in_flight
+    complete → accepted                      worker     not now
+      only from in_flight
+    fail → failed                            worker     not now
+      only from in_flight
+    timed_out → uncertain                    worker     not now
+      only from in_flight
+    sweep_sent → uncertain                   sweep      not now
+      only from in_flight
+    sweep_unsent → pending                   sweep      not now
+      only from in_flight
+    redrive → safe_to_retry                  operator   not now
+      only from failed
+    ");
+    insta::assert_snapshot!(b, @"
+    job 6ce568d4-075a-4d3c-b189-8d55d6202bbd (uncertain at version 1)
+    id                6ce568d4-075a-4d3c-b189-8d55d6202bbd
+    external_ref
+      pub_b43a2323ef464d2876cd4556a3b20a74dcee2c83ecec6db824aed60b49b64f7a
+    tenant_id         acme-publishing
+    article_id        breaking-news-election-results-live-coverage
+    revision_id       3
+    destination       cms-a
+    payload_hash
+      9124ebe91e4af54063a95edca87e220510738bf5f37b8e3832293387bed1e71a
+    state             uncertain
+    version           1
+    attempts          2
+    lease             none
+    lease_owner
+    lease_expires_at
+    sent_at           YYYY-MM-DDThh:mm:ssZ (3h 10m ago)
+    remote_id
+    last_error
+    created_at        YYYY-MM-DDThh:mm:ssZ (4h 5m ago)
+    updated_at        YYYY-MM-DDThh:mm:ssZ (3h 5m ago)
+    state_changed_at  YYYY-MM-DDThh:mm:ssZ (3h 5m ago)
+
+    history (1 event)
+    AT                    ACTOR  ACTION  MOVE           REASON        EVIDENCE
+    YYYY-MM-DDThh:mm:ssZ  seed   seed    ∅ → uncertain  test fixture
+
+    moves
+    MOVE                                     BY         NOW
+    mark_accepted → accepted                 operator   valid
+      the destination has it (remote_id recorded)
+      $ reconctl mark accepted 6ce568d4-075 --reason TEXT
+    reconcile_accepted → accepted            reconcile  valid
+      the destination has it (remote_id recorded)
+      $ reconctl reconcile --destination cms-a
+    mark_safe_to_retry → safe_to_retry       operator   valid
+      the destination does not have it, and the lookup is settled
+      $ reconctl mark safe-to-retry 6ce568d4-075 --reason TEXT
+    reconcile_safe_to_retry → safe_to_retry  reconcile  valid
+      the destination does not have it, and the lookup is settled
+      $ reconctl reconcile --destination cms-a
+    reconcile_conflict → conflict            reconcile  valid
+      the destination has different content, or several matches
+      $ reconctl reconcile --destination cms-a
+    mark_failed → failed                     operator   valid
+      an operator gave up, with a reason
+      $ reconctl mark failed 6ce568d4-075 --reason TEXT
+    claim → in_flight                        worker     not now
+      only from pending or safe_to_retry
+    renew → in_flight                        worker     not now
+      only from in_flight
+    mark_sent → in_flight                    worker     not now
+      only from in_flight
+    complete → accepted                      worker     not now
+      only from in_flight
+    fail → failed                            worker     not now
+      only from in_flight
+    timed_out → uncertain                    worker     not now
+      only from in_flight
+    sweep_sent → uncertain                   sweep      not now
+      only from in_flight
+    sweep_unsent → pending                   sweep      not now
+      only from in_flight
+    redrive → safe_to_retry                  operator   not now
+      only from failed
+    ");
+    insta::assert_snapshot!(c, @"
+    job 6ce568d4-075a-4d3c-b189-8d55d6202bbd (uncertain at version 1)
+    id                6ce568d4-075a-4d3c-b189-8d55d6202bbd
+    external_ref      pub_b43a2323ef464d2876cd4556a3b20a74dcee2c83ecec6db824aed60b49b64f7a
+    tenant_id         acme-publishing
+    article_id        breaking-news-election-results-live-coverage
+    revision_id       3
+    destination       cms-a
+    payload_hash      9124ebe91e4af54063a95edca87e220510738bf5f37b8e3832293387bed1e71a
+    state             uncertain
+    version           1
+    attempts          2
+    lease             none
+    lease_owner
+    lease_expires_at
+    sent_at           YYYY-MM-DDThh:mm:ssZ (3h 10m ago)
+    remote_id
+    last_error
+    created_at        YYYY-MM-DDThh:mm:ssZ (4h 5m ago)
+    updated_at        YYYY-MM-DDThh:mm:ssZ (3h 5m ago)
+    state_changed_at  YYYY-MM-DDThh:mm:ssZ (3h 5m ago)
+
+    history (1 event)
+    AT                    ACTOR  ACTION  MOVE           VERSION  REASON        EVIDENCE
+    YYYY-MM-DDThh:mm:ssZ  seed   seed    ∅ → uncertain  1        test fixture
+
+    moves
+    MOVE                                     BY         NOW      WHY
+    mark_accepted → accepted                 operator   valid    the destination has it (remote_id recorded)
+      $ reconctl mark accepted 6ce568d4-075a-4d3c-b189-8d55d6202bbd --reason TEXT
+    reconcile_accepted → accepted            reconcile  valid    the destination has it (remote_id recorded)
+      $ reconctl reconcile --destination cms-a
+    mark_safe_to_retry → safe_to_retry       operator   valid    the destination does not have it, and the lookup is settled
+      $ reconctl mark safe-to-retry 6ce568d4-075a-4d3c-b189-8d55d6202bbd --reason TEXT
+    reconcile_safe_to_retry → safe_to_retry  reconcile  valid    the destination does not have it, and the lookup is settled
+      $ reconctl reconcile --destination cms-a
+    reconcile_conflict → conflict            reconcile  valid    the destination has different content, or several matches
+      $ reconctl reconcile --destination cms-a
+    mark_failed → failed                     operator   valid    an operator gave up, with a reason
+      $ reconctl mark failed 6ce568d4-075a-4d3c-b189-8d55d6202bbd --reason TEXT
+    claim → in_flight                        worker     not now  only from pending or safe_to_retry
+    renew → in_flight                        worker     not now  only from in_flight
+    mark_sent → in_flight                    worker     not now  only from in_flight
+    complete → accepted                      worker     not now  only from in_flight
+    fail → failed                            worker     not now  only from in_flight
+    timed_out → uncertain                    worker     not now  only from in_flight
+    sweep_sent → uncertain                   sweep      not now  only from in_flight
+    sweep_unsent → pending                   sweep      not now  only from in_flight
+    redrive → safe_to_retry                  operator   not now  only from failed
+    ");
+    // The widest terminal shows what 120 columns do: nothing there is cut.
+    assert_eq!(d, c);
+    fx.same_in_pty(&args, 0);
+    // The commands it suggests run as printed (their id shortened where the width asked).
+    let cmd = a
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("$ reconctl mark failed "))
+        .expect("a mark failed command");
+    let prefix = cmd.split_whitespace().next().unwrap();
+    assert!(prefix.len() < 36 && U1.starts_with(prefix), "{cmd}");
+    let run = fx.env.run(&[
+        "mark",
+        "failed",
+        prefix,
+        "--reason",
+        "TEXT",
+        "--dry-run",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(run.expect(0).json()["job"]["id"], U1);
 }
