@@ -1813,7 +1813,7 @@ _reconctl() {
             return 0
             ;;
         reconctl__subcmd__jobs__subcmd__list)
-            opts="-o -q -v -W -h --state --destination --tenant --article --external-ref --older-than --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
+            opts="-o -q -v -W -h --state --destination --tenant --article --older-than --external-ref --limit --cursor --database-url --config --output --actor --statement-timeout --lock-timeout --color --quiet --verbose --password --read-only --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1835,11 +1835,11 @@ _reconctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --external-ref)
+                --older-than)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --older-than)
+                --external-ref)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

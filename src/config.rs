@@ -182,14 +182,16 @@ pub enum Auth {
 }
 
 impl Auth {
+    /// The scheme's name, as `auth` is written in the config.
     pub fn scheme(&self) -> &'static str {
-        match self {
-            Auth::None => "none",
-            Auth::Bearer { .. } => "bearer",
-            Auth::Basic { .. } => "basic",
-            Auth::Header { .. } => "header",
-            Auth::Query { .. } => "query",
-        }
+        let scheme = match self {
+            Auth::None => Scheme::None,
+            Auth::Bearer { .. } => Scheme::Bearer,
+            Auth::Basic { .. } => Scheme::Basic,
+            Auth::Header { .. } => Scheme::Header,
+            Auth::Query { .. } => Scheme::Query,
+        };
+        scheme.as_str()
     }
 
     /// The scheme as `destination list` and `doctor` show it: the header or parameter name
@@ -217,6 +219,19 @@ enum Scheme {
     Basic,
     Header,
     Query,
+}
+
+impl Scheme {
+    /// The name `auth` takes in the config (what serde reads, lowercase).
+    fn as_str(self) -> &'static str {
+        match self {
+            Scheme::None => "none",
+            Scheme::Bearer => "bearer",
+            Scheme::Basic => "basic",
+            Scheme::Header => "header",
+            Scheme::Query => "query",
+        }
+    }
 }
 
 /// A destination as written in the file; [`Destination`] is what it means.
@@ -401,13 +416,13 @@ impl RawDestination {
         };
         let need = |key: &str, v: &Option<String>| {
             v.clone()
-                .ok_or_else(|| format!("auth = \"{}\" needs {key}", scheme_name(scheme)))
+                .ok_or_else(|| format!("auth = \"{}\" needs {key}", scheme.as_str()))
         };
         let unused = |keys: &[(&str, bool)]| -> std::result::Result<(), String> {
             match keys.iter().find(|(_, set)| *set) {
                 Some((key, _)) => Err(format!(
                     "{key} is not used by auth = \"{}\"; remove it or choose the scheme that uses it",
-                    scheme_name(scheme)
+                    scheme.as_str()
                 )),
                 None => Ok(()),
             }
@@ -472,16 +487,6 @@ impl RawDestination {
                 }
             }
         })
-    }
-}
-
-fn scheme_name(s: Scheme) -> &'static str {
-    match s {
-        Scheme::None => "none",
-        Scheme::Bearer => "bearer",
-        Scheme::Basic => "basic",
-        Scheme::Header => "header",
-        Scheme::Query => "query",
     }
 }
 
@@ -614,34 +619,66 @@ impl<'de> Deserialize<'de> for LookupUrl {
     }
 }
 
+/// A name that looks like a secret's, and where it counts.
+struct SecretName {
+    name: &'static str,
+    /// As a whole word of a `lookup_url` query parameter's name (`api_key`: `api`, `key`).
+    word: bool,
+    /// Anywhere in such a parameter's name (`xtoken`).
+    inside: bool,
+    /// Assigned to in a config file (`token =`, `?api_key=`): the file warning looks for these
+    /// in the raw text, where it cannot tell a reference parameter (`?key={ref}`) from a
+    /// secret, so the short and ambiguous words are left to the `lookup_url` check.
+    assigned: bool,
+}
+
+const fn secret(name: &'static str, word: bool, inside: bool, assigned: bool) -> SecretName {
+    SecretName {
+        name,
+        word,
+        inside,
+        assigned,
+    }
+}
+
+/// The one list of secret-looking names, for the `lookup_url` refusal ([`credential_param`])
+/// and the world-readable file warning ([`secret_marker`], which names the first of these,
+/// in this order, that the file assigns to).
+const SECRET_NAMES: [SecretName; 26] = [
+    // (name, word, inside, assigned)
+    secret("password", true, false, true),
+    secret("passwd", true, false, true),
+    secret("secret", true, true, true),
+    secret("api_key", false, false, true),
+    secret("apikey", true, true, true),
+    secret("api-key", false, false, true),
+    secret("access_token", false, false, true),
+    secret("access_key", false, false, true),
+    secret("token", true, true, true),
+    secret("auth", true, false, true),
+    secret("passw", false, true, false),
+    secret("signature", true, true, false),
+    secret("key", true, false, false),
+    secret("pwd", true, false, false),
+    secret("pass", true, false, false),
+    secret("sig", true, false, false),
+    secret("jwt", true, false, false),
+    secret("authorization", true, false, false),
+    secret("credential", true, false, false),
+    secret("credentials", true, false, false),
+    secret("access", true, false, false),
+    secret("session", true, false, false),
+    secret("bearer", true, false, false),
+    secret("hmac", true, false, false),
+    secret("otp", true, false, false),
+    secret("sid", true, false, false),
+];
+
 /// The name of a literal query parameter of the `lookup_url` template that looks like a
 /// credential (`key`, `token`, `secret`, `password`, `signature`, …): SPEC §4 refuses it, since
 /// the evidence URL keeps every parameter the config wrote. The reference's own parameter
 /// (its value holds `{ref}`) and empty values are not literal secrets.
 fn credential_param(template: &str) -> Option<String> {
-    const WORDS: [&str; 21] = [
-        "key",
-        "apikey",
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "pwd",
-        "pass",
-        "signature",
-        "sig",
-        "jwt",
-        "auth",
-        "authorization",
-        "credential",
-        "credentials",
-        "access",
-        "session",
-        "bearer",
-        "hmac",
-        "otp",
-        "sid",
-    ];
     let (_, query) = template.split_once('?')?;
     let query = query.split_once('#').map_or(query, |(q, _)| q);
     query.split('&').find_map(|pair| {
@@ -652,12 +689,13 @@ fn credential_param(template: &str) -> Option<String> {
         let name = percent_encoding::percent_decode_str(name)
             .decode_utf8_lossy()
             .to_ascii_lowercase();
-        let looks = name
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|w| WORDS.contains(&w))
-            || ["token", "secret", "passw", "apikey", "signature"]
-                .iter()
-                .any(|w| name.contains(w));
+        let looks = SECRET_NAMES.iter().any(|n| {
+            (n.word
+                && name
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|w| w == n.name))
+                || (n.inside && name.contains(n.name))
+        });
         looks.then_some(name)
     })
 }
@@ -799,20 +837,8 @@ pub fn permission_warning(path: &Path, text: &str) -> Option<String> {
 
 /// The name of the first secret-looking assignment in `text` (`token =`, `?api_key=`, …).
 fn secret_marker(text: &str) -> Option<&'static str> {
-    const NAMES: [&str; 10] = [
-        "password",
-        "passwd",
-        "secret",
-        "api_key",
-        "apikey",
-        "api-key",
-        "access_token",
-        "access_key",
-        "token",
-        "auth",
-    ];
     let lower = text.to_ascii_lowercase();
-    for name in NAMES {
+    for name in SECRET_NAMES.iter().filter(|n| n.assigned).map(|n| n.name) {
         for (i, _) in lower.match_indices(name) {
             let before = lower[..i].chars().next_back();
             let after = lower[i + name.len()..].trim_start_matches([' ', '\t', '"', '\'']);
@@ -962,5 +988,43 @@ settle_after = "2m"
         .unwrap_err();
         assert!(err.message().contains("token_env"), "{}", err.message());
         assert!(!err.message().contains("s3cret"), "{}", err.message());
+    }
+
+    #[test]
+    fn one_list_of_secret_names_serves_the_refusal_and_the_warning() {
+        let refused = |query: &str| credential_param(&format!("http://h/{{ref}}?{query}"));
+        // Words of the parameter's name, or a telling part anywhere in it.
+        for (query, name) in [
+            ("api_key=S3cret", "api_key"),
+            ("Sig=abc", "sig"),
+            ("x-session-id=1", "x-session-id"),
+            ("mytoken=1", "mytoken"),
+            ("passwort=1", "passwort"),
+            ("%6Bey=1", "key"),
+        ] {
+            assert_eq!(refused(query).as_deref(), Some(name), "{query}");
+        }
+        // The reference's own parameter, an empty value, and plain names pass.
+        for query in ["key={ref}", "token=", "page=2", "keys=1", "monkey=1"] {
+            assert_eq!(refused(query), None, "{query}");
+        }
+        // The file warning names the first assigned name in the list's order; the short,
+        // ambiguous words (a `?key={ref}` lookup) do not draw it.
+        assert_eq!(
+            secret_marker("token = \"x\"\npassword=\"y\""),
+            Some("password")
+        );
+        assert_eq!(
+            secret_marker("u = \"http://h/?api_key=x\""),
+            Some("api_key")
+        );
+        assert_eq!(secret_marker("\"Access_Token\" = 1"), Some("access_token"));
+        for text in [
+            "token_env = \"CMS_A_TOKEN\"",
+            "my_token = 1",
+            "lookup_url = \"http://h/a?key={ref}&sig=1\"",
+        ] {
+            assert_eq!(secret_marker(text), None, "{text}");
+        }
     }
 }

@@ -119,6 +119,37 @@ pub struct Page {
     pub cursor: Option<String>,
 }
 
+/// The job filters `jobs list` and `plan mark` share, each narrowing the selection (AND).
+#[derive(Debug, Clone, Args)]
+pub struct JobFilter {
+    /// Only jobs in this state (repeatable)
+    #[arg(long, value_name = "STATE", value_parser = one_of::one_of::<crate::jobs::State>(&crate::jobs::State::NAMES))]
+    pub state: Vec<crate::jobs::State>,
+    /// Only jobs for this destination
+    #[arg(long, value_name = "NAME")]
+    pub destination: Option<String>,
+    /// Only jobs of this tenant
+    #[arg(long, value_name = "ID")]
+    pub tenant: Option<String>,
+    /// Only jobs of this article (with --tenant: of that tenant)
+    #[arg(long, value_name = "ID")]
+    pub article: Option<String>,
+    /// Only jobs that have been in their current state longer than this
+    #[arg(long, value_name = "DUR")]
+    pub older_than: Option<crate::duration::HumanDuration>,
+}
+
+impl JobFilter {
+    /// Whether any filter was given.
+    pub fn any(&self) -> bool {
+        !self.state.is_empty()
+            || self.destination.is_some()
+            || self.tenant.is_some()
+            || self.article.is_some()
+            || self.older_than.is_some()
+    }
+}
+
 /// Run the command `ctx` was resolved for. `root` builds the whole clap tree, for the one
 /// command that documents it (`generate`); no command reaches back into `cli` for it.
 pub async fn run(ctx: &Context, command: &Command, root: fn() -> clap::Command) -> Result<Exit> {

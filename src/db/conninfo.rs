@@ -1050,8 +1050,66 @@ fn tls_version(p: &Params, key: &str) -> Result<Option<TlsVersion>> {
     }
 }
 
-/// Typed settings from the filled-in keywords (libpq's `pqConnectOptions2`).
+/// Typed settings from the filled-in keywords (libpq's `pqConnectOptions2`): one step a
+/// decision, in a fixed order, which decides the bad keyword reported when there are several.
 fn settle(p: &Params, env: &Environment) -> Result<Settings> {
+    refuse_unsupported(p)?;
+    let (user, user_origin) = user(p, env)?;
+    let (dbname, dbname_origin) = dbname(p, &user);
+    let (mut hosts, port_texts) = host_list(p, env)?;
+    let passfile = passfile_path(p, env);
+    let warnings = passwords(
+        p,
+        passfile.as_deref(),
+        &mut hosts,
+        &port_texts,
+        &dbname,
+        &user,
+    );
+    let connect_timeout = connect_timeout(p)?;
+    let tls = tls(p)?;
+    let server = server_choice(p)?;
+    // TLS's, but read after the server's choices: the order decides which error is reported.
+    let sslsni = flag(p, "sslsni")?;
+    let keepalives = keepalives(p)?;
+
+    Ok(Settings {
+        hosts,
+        user,
+        user_origin,
+        dbname,
+        dbname_origin,
+        options: p.nonempty("options").map(str::to_string),
+        application_name: p.nonempty("application_name").map(str::to_string),
+        connect_timeout,
+        sslmode: tls.sslmode,
+        sslmode_origin: p.origin("sslmode"),
+        sslrootcert: tls.sslrootcert,
+        sslcert: p.nonempty("sslcert").map(str::to_string),
+        sslkey: p.nonempty("sslkey").map(str::to_string),
+        send_client_cert: tls.send_client_cert,
+        sslsni,
+        ssl_direct: tls.ssl_direct,
+        tls_min: tls.min,
+        tls_max: tls.max,
+        channel_binding: server.channel_binding,
+        target_session_attrs: server.target_session_attrs,
+        load_balance_hosts: server.load_balance_hosts,
+        keepalives: keepalives.on,
+        keepalives_idle: keepalives.idle,
+        keepalives_interval: keepalives.interval,
+        keepalives_count: keepalives.count,
+        tcp_user_timeout: keepalives.tcp_user_timeout,
+        passfile,
+        home: env.home.clone(),
+        string_given: false,
+        configured: false,
+        warnings,
+    })
+}
+
+/// Refuses a keyword reconctl does not support when it is set to anything, naming why.
+fn refuse_unsupported(p: &Params) -> Result<()> {
     for k in KEYWORDS {
         if let (Support::No(why), Some((v, origin))) = (k.support, p.setting(k.name)) {
             if !v.is_empty() {
@@ -1062,27 +1120,37 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
             }
         }
     }
+    Ok(())
+}
 
-    // The user: given, else the OS user from the password database.
-    let (user, user_origin) = match p.nonempty("user") {
-        Some(u) => (u.to_string(), p.origin("user")),
+/// The user: given, else the OS user from the password database.
+fn user(p: &Params, env: &Environment) -> Result<(String, Origin)> {
+    match p.nonempty("user") {
+        Some(u) => Ok((u.to_string(), p.origin("user"))),
         None => match &env.os_user {
-            Some(u) => (u.clone(), Origin::Default),
-            None => {
-                return Err(Error::new(
-                    Code::ConnectionString,
-                    "no database user given, and the OS user is not in the password database",
-                )
-                .hinted("set PGUSER, or user= in the connection string"))
-            }
+            Some(u) => Ok((u.clone(), Origin::Default)),
+            None => Err(Error::new(
+                Code::ConnectionString,
+                "no database user given, and the OS user is not in the password database",
+            )
+            .hinted("set PGUSER, or user= in the connection string")),
         },
-    };
-    // The database: given, else the user's name.
-    let (dbname, dbname_origin) = match p.nonempty("dbname") {
-        Some(d) => (d.to_string(), p.origin("dbname")),
-        None => (user.clone(), Origin::Default),
-    };
+    }
+}
 
+/// The database: given, else the user's name.
+fn dbname(p: &Params, user: &str) -> (String, Origin) {
+    match p.nonempty("dbname") {
+        Some(d) => (d.to_string(), p.origin("dbname")),
+        None => (user.to_string(), Origin::Default),
+    }
+}
+
+/// The servers to try, in order: the `host` and `hostaddr` lists (as many of each, when both
+/// are given) and `port` (one for all, or one each) matched up as libpq does; no host at all
+/// is the default socket directory. Beside them, each host's port as written, which the
+/// password file matches.
+fn host_list<'p>(p: &'p Params, env: &Environment) -> Result<(Vec<Host>, Vec<&'p str>)> {
     let hosts_given = p.nonempty("host").map(split_list).unwrap_or_default();
     let addrs_given = p.nonempty("hostaddr").map(split_list).unwrap_or_default();
     let count = if !addrs_given.is_empty() {
@@ -1118,29 +1186,9 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
             1 => ports_given[0],
             _ => ports_given[i],
         };
-        let port = if port_text.trim().is_empty() {
-            5432
-        } else {
-            let n = int_param("port", port_text, &port_origin)?;
-            u16::try_from(n).ok().filter(|p| *p > 0).ok_or_else(|| {
-                bad_value(
-                    "port",
-                    &port_origin,
-                    format!("invalid port number: {}", shown(port_text, &port_origin)),
-                )
-            })?
-        };
+        let port = port_number(port_text, &port_origin)?;
         let addr = match addrs_given.get(i).filter(|a| !a.is_empty()) {
-            Some(a) => Some(a.parse::<IpAddr>().map_err(|_| {
-                bad_value(
-                    "hostaddr",
-                    &p.origin("hostaddr"),
-                    format!(
-                        "{} is not a numeric IP address",
-                        shown(a, &p.origin("hostaddr"))
-                    ),
-                )
-            })?),
+            Some(a) => Some(hostaddr(p, a)?),
             None => None,
         };
         let name = hosts_given.get(i).copied().filter(|h| !h.is_empty());
@@ -1161,62 +1209,120 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
         });
         port_texts.push(port_text);
     }
+    Ok((hosts, port_texts))
+}
 
-    // The password: given, else the password file, looked up per host.
-    let mut warnings = Vec::new();
-    let passfile = p
-        .nonempty("passfile")
+/// A host's port as written: 5432 when empty, else a number from 1 to 65535.
+fn port_number(text: &str, origin: &Origin) -> Result<u16> {
+    if text.trim().is_empty() {
+        return Ok(5432);
+    }
+    let n = int_param("port", text, origin)?;
+    u16::try_from(n).ok().filter(|p| *p > 0).ok_or_else(|| {
+        bad_value(
+            "port",
+            origin,
+            format!("invalid port number: {}", shown(text, origin)),
+        )
+    })
+}
+
+/// One `hostaddr` value: a numeric IP address, never a name to look up.
+fn hostaddr(p: &Params, text: &str) -> Result<IpAddr> {
+    text.parse::<IpAddr>().map_err(|_| {
+        bad_value(
+            "hostaddr",
+            &p.origin("hostaddr"),
+            format!(
+                "{} is not a numeric IP address",
+                shown(text, &p.origin("hostaddr"))
+            ),
+        )
+    })
+}
+
+/// The password file to consult: `passfile`, else `~/.pgpass` (whether or not it exists).
+fn passfile_path(p: &Params, env: &Environment) -> Option<PathBuf> {
+    p.nonempty("passfile")
         .map(PathBuf::from)
-        .or_else(|| env.home.as_ref().map(|h| h.join(".pgpass")));
-    match p.nonempty("password") {
-        Some(pw) => {
-            for h in &mut hosts {
-                h.password = Some(Password {
-                    secret: pw.to_string(),
-                    file: None,
-                });
-            }
+        .or_else(|| env.home.as_ref().map(|h| h.join(".pgpass")))
+}
+
+/// Each host's password: the one given, else its line of the password file, looked up per
+/// host and port (5432 when none was written). Returns the file's first warning (an
+/// insecure file), to be shown once.
+fn passwords(
+    p: &Params,
+    passfile: Option<&Path>,
+    hosts: &mut [Host],
+    port_texts: &[&str],
+    dbname: &str,
+    user: &str,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if let Some(pw) = p.nonempty("password") {
+        for h in hosts {
+            h.password = Some(Password {
+                secret: pw.to_string(),
+                file: None,
+            });
         }
-        None => {
-            if let Some(file) = &passfile {
-                let mut warned = false;
-                for (i, h) in hosts.iter_mut().enumerate() {
-                    let lookup_host = passfile_host(h);
-                    let port_text = if port_texts[i].is_empty() {
-                        "5432"
-                    } else {
-                        port_texts[i]
-                    };
-                    match passfile::lookup(file, &lookup_host, port_text, &dbname, &user) {
-                        passfile::Lookup::Found(secret) => {
-                            h.password = Some(Password {
-                                secret,
-                                file: Some(file.clone()),
-                            })
-                        }
-                        passfile::Lookup::Warning(w) => {
-                            if !warned {
-                                warnings.push(w);
-                                warned = true;
-                            }
-                        }
-                        passfile::Lookup::None => {}
-                    }
+        return warnings;
+    }
+    let Some(file) = passfile else {
+        return warnings;
+    };
+    for (h, port_text) in hosts.iter_mut().zip(port_texts) {
+        let port_text = if port_text.is_empty() {
+            "5432"
+        } else {
+            port_text
+        };
+        match passfile::lookup(file, &passfile_host(h), port_text, dbname, user) {
+            passfile::Lookup::Found(secret) => {
+                h.password = Some(Password {
+                    secret,
+                    file: Some(file.to_path_buf()),
+                })
+            }
+            passfile::Lookup::Warning(w) => {
+                if warnings.is_empty() {
+                    warnings.push(w);
                 }
             }
+            passfile::Lookup::None => {}
         }
     }
+    warnings
+}
 
-    let connect_timeout = match p.setting("connect_timeout") {
+/// `connect_timeout`: libpq's 0 or less means "wait for ever", which no reconctl command may
+/// do, so the default applies; below 2 s counts as 2 s.
+fn connect_timeout(p: &Params) -> Result<Option<Duration>> {
+    match p.setting("connect_timeout") {
         Some((v, origin)) if !v.trim().is_empty() => {
             let n = int_param("connect_timeout", v, origin)?;
-            // libpq: 0 or less means "wait for ever", which no reconctl command may do; the
-            // default applies. Below 2 s counts as 2 s.
-            (n > 0).then(|| Duration::from_secs(n.max(2) as u64))
+            Ok((n > 0).then(|| Duration::from_secs(n.max(2) as u64)))
         }
-        _ => None,
-    };
+        _ => Ok(None),
+    }
+}
 
+/// What TLS asks for (see [`tls`]).
+struct Tls {
+    sslmode: SslMode,
+    sslrootcert: Option<String>,
+    send_client_cert: bool,
+    ssl_direct: bool,
+    min: TlsVersion,
+    max: TlsVersion,
+}
+
+/// TLS: `sslmode`, and what must agree with it (`sslrootcert=system` wants verify-full,
+/// `sslnegotiation=direct` a TLS that is required); whether a client certificate is sent
+/// (`sslcertmode`, never required); GSSAPI encryption, which may not be required; and the
+/// protocol range (TLS 1.2 to 1.3 unless narrowed).
+fn tls(p: &Params) -> Result<Tls> {
     let sslmode = choice(
         p,
         "sslmode",
@@ -1286,15 +1392,36 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
             ),
         ));
     }
-    let tls_min = tls_version(p, "ssl_min_protocol_version")?.unwrap_or(TlsVersion::V1_2);
-    let tls_max = tls_version(p, "ssl_max_protocol_version")?.unwrap_or(TlsVersion::V1_3);
-    if tls_min > tls_max {
+    let min = tls_version(p, "ssl_min_protocol_version")?.unwrap_or(TlsVersion::V1_2);
+    let max = tls_version(p, "ssl_max_protocol_version")?.unwrap_or(TlsVersion::V1_3);
+    if min > max {
         return Err(bad_value(
             "ssl_max_protocol_version",
             &p.origin("ssl_max_protocol_version"),
             "invalid SSL protocol version range",
         ));
     }
+    Ok(Tls {
+        sslmode,
+        sslrootcert,
+        send_client_cert,
+        ssl_direct,
+        min,
+        max,
+    })
+}
+
+/// Which server of the hosts to settle on and how it proves itself (see [`server_choice`]).
+struct ServerChoice {
+    channel_binding: ChannelBinding,
+    target_session_attrs: SessionAttrs,
+    load_balance_hosts: bool,
+}
+
+/// Which server to settle on and how it proves itself: `channel_binding`,
+/// `target_session_attrs` (which kind of server will do) and `load_balance_hosts` (whether the
+/// hosts are tried in a random order).
+fn server_choice(p: &Params) -> Result<ServerChoice> {
     let channel_binding = choice(
         p,
         "channel_binding",
@@ -1321,15 +1448,35 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
         "load_balance_hosts",
         &[("disable", false), ("random", true)],
     )?;
-    let sslsni = match p.setting("sslsni") {
-        Some((v, origin)) if !v.is_empty() => int_param("sslsni", v, origin)? != 0,
-        _ => true,
-    };
-    let keepalives = match p.setting("keepalives") {
-        Some((v, origin)) if !v.is_empty() => int_param("keepalives", v, origin)? != 0,
-        _ => true,
-    };
-    let keepalives_count = match p.setting("keepalives_count") {
+    Ok(ServerChoice {
+        channel_binding,
+        target_session_attrs,
+        load_balance_hosts,
+    })
+}
+
+/// An on/off keyword written as an integer (`sslsni`, `keepalives`): on unless set to 0.
+fn flag(p: &Params, key: &str) -> Result<bool> {
+    match p.setting(key) {
+        Some((v, origin)) if !v.is_empty() => Ok(int_param(key, v, origin)? != 0),
+        _ => Ok(true),
+    }
+}
+
+/// TCP keepalives and the user timeout (see [`keepalives`]).
+struct Keepalives {
+    on: bool,
+    idle: Option<Duration>,
+    interval: Option<Duration>,
+    count: Option<u32>,
+    tcp_user_timeout: Option<Duration>,
+}
+
+/// TCP keepalives (on unless `keepalives=0`) and `tcp_user_timeout` (milliseconds); a count,
+/// time or timeout of 0 or less leaves the system's.
+fn keepalives(p: &Params) -> Result<Keepalives> {
+    let on = flag(p, "keepalives")?;
+    let count = match p.setting("keepalives_count") {
         Some((v, origin)) if !v.is_empty() => {
             let n = int_param("keepalives_count", v, origin)?;
             (n > 0).then_some(n as u32)
@@ -1343,39 +1490,14 @@ fn settle(p: &Params, env: &Environment) -> Result<Settings> {
         }
         _ => None,
     };
-
-    Ok(Settings {
-        hosts,
-        user,
-        user_origin,
-        dbname,
-        dbname_origin,
-        options: p.nonempty("options").map(str::to_string),
-        application_name: p.nonempty("application_name").map(str::to_string),
-        connect_timeout,
-        sslmode,
-        sslmode_origin: p.origin("sslmode"),
-        sslrootcert,
-        sslcert: p.nonempty("sslcert").map(str::to_string),
-        sslkey: p.nonempty("sslkey").map(str::to_string),
-        send_client_cert,
-        sslsni,
-        ssl_direct,
-        tls_min,
-        tls_max,
-        channel_binding,
-        target_session_attrs,
-        load_balance_hosts,
-        keepalives,
-        keepalives_idle: seconds(p, "keepalives_idle")?,
-        keepalives_interval: seconds(p, "keepalives_interval")?,
-        keepalives_count,
+    let idle = seconds(p, "keepalives_idle")?;
+    let interval = seconds(p, "keepalives_interval")?;
+    Ok(Keepalives {
+        on,
+        idle,
+        interval,
+        count,
         tcp_user_timeout,
-        passfile,
-        home: env.home.clone(),
-        string_given: false,
-        configured: false,
-        warnings,
     })
 }
 

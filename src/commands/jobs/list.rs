@@ -10,10 +10,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::commands::destination::PAUSED_TAIL;
-use crate::commands::Exit;
-use crate::commands::Page;
+use crate::commands::{Exit, JobFilter, Page};
 use crate::context::Context;
-use crate::duration::{format_duration, HumanDuration};
+use crate::duration::format_duration;
 use crate::error::{Error, Result};
 use crate::jobs::external_ref::is_external_ref;
 use crate::jobs::pause;
@@ -26,24 +25,11 @@ use crate::ui::{Cell, Column, Output, Render, Table, Tone, Ui};
     after_help = "Examples:\n  reconctl jobs list --state uncertain --destination cms-a\n  reconctl jobs list --state pending --older-than 15m -o json\n  reconctl jobs list --cursor \"$(reconctl jobs list -o json | jq -r .next_cursor)\"\n\nJobs come oldest first (by created_at, then id). A page ends with the cursor of the next one."
 )]
 pub struct Args {
-    /// Only jobs in this state (repeatable)
-    #[arg(long, value_name = "STATE", value_parser = crate::commands::one_of::one_of::<State>(&State::NAMES))]
-    pub state: Vec<State>,
-    /// Only jobs for this destination
-    #[arg(long, value_name = "NAME")]
-    pub destination: Option<String>,
-    /// Only jobs of this tenant
-    #[arg(long, value_name = "ID")]
-    pub tenant: Option<String>,
-    /// Only jobs of this article (with --tenant: of that tenant)
-    #[arg(long, value_name = "ID")]
-    pub article: Option<String>,
+    #[command(flatten)]
+    pub filter: JobFilter,
     /// Only the job with this external_ref
     #[arg(long, value_name = "REF")]
     pub external_ref: Option<String>,
-    /// Only jobs that have been in their current state longer than this
-    #[arg(long, value_name = "DUR")]
-    pub older_than: Option<HumanDuration>,
     #[command(flatten)]
     pub page: Page,
 }
@@ -59,12 +45,12 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         }
     }
     let listing = Listing::Jobs(ListFilter {
-        states: args.state.clone(),
-        destination: args.destination.clone(),
-        tenant: args.tenant.clone(),
-        article: args.article.clone(),
+        states: args.filter.state.clone(),
+        destination: args.filter.destination.clone(),
+        tenant: args.filter.tenant.clone(),
+        article: args.filter.article.clone(),
         external_ref: args.external_ref.as_ref().map(|r| r.trim().to_string()),
-        older_than: args.older_than.map(|d| d.0),
+        older_than: args.filter.older_than.map(|d| d.0),
     });
     show_page(ctx, &listing, &args.page, View::Jobs).await
 }

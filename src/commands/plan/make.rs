@@ -10,7 +10,7 @@ use super::report::PlanDoc;
 use crate::clock::DbClock;
 use crate::commands::mark::flow::look_up;
 use crate::commands::mark::plan::{self as decide, Mark};
-use crate::commands::Exit;
+use crate::commands::{Exit, JobFilter};
 use crate::context::Context;
 use crate::duration::HumanDuration;
 use crate::error::{Error, Result};
@@ -19,25 +19,13 @@ use crate::jobs::{commit, query, store, Job, JobRef, State};
 use crate::remote::gate::Gate;
 
 #[derive(Debug, clap::Args)]
+#[command(mut_args(state_help))]
 pub struct Args {
     /// Why (recorded in the plan, and in each move's event when it is applied)
     #[arg(long, value_name = "TEXT")]
     pub reason: String,
-    /// Only jobs in this state (repeatable; default: every state the move leaves)
-    #[arg(long, value_name = "STATE", value_parser = crate::commands::one_of::one_of::<State>(&State::NAMES))]
-    pub state: Vec<State>,
-    /// Only jobs for this destination
-    #[arg(long, value_name = "NAME")]
-    pub destination: Option<String>,
-    /// Only jobs of this tenant
-    #[arg(long, value_name = "ID")]
-    pub tenant: Option<String>,
-    /// Only jobs of this article
-    #[arg(long, value_name = "ID")]
-    pub article: Option<String>,
-    /// Only jobs that have been in their current state longer than this
-    #[arg(long, value_name = "DUR")]
-    pub older_than: Option<HumanDuration>,
+    #[command(flatten)]
+    pub filter: JobFilter,
     /// At most this many jobs (the oldest first)
     #[arg(long, value_parser = clap::value_parser!(i64).range(1..), value_name = "N")]
     pub limit: Option<i64>,
@@ -53,6 +41,15 @@ pub struct Args {
     /// Lookups in flight at once
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256), value_name = "N")]
     pub concurrency: u32,
+}
+
+/// `--state`'s help in a plan: the default is every state the move leaves, not every state.
+fn state_help(arg: clap::Arg) -> clap::Arg {
+    if arg.get_id() == "state" {
+        arg.help("Only jobs in this state (repeatable; default: every state the move leaves)")
+    } else {
+        arg
+    }
 }
 
 /// The mark each item makes, as `mark` has it.
@@ -78,11 +75,7 @@ pub async fn run(ctx: &Context, target: State, args: &Args) -> Result<Exit> {
             "--reason must say why (it is recorded in the plan and in each move's event)",
         ));
     }
-    let filtered = !args.state.is_empty()
-        || args.destination.is_some()
-        || args.tenant.is_some()
-        || args.article.is_some()
-        || args.older_than.is_some();
+    let filtered = args.filter.any();
     if !args.jobs.is_empty() && (filtered || args.limit.is_some()) {
         return Err(Error::usage(
             "--job names the jobs itself: leave out the filters and --limit",
@@ -102,7 +95,7 @@ pub async fn run(ctx: &Context, target: State, args: &Args) -> Result<Exit> {
         .hinted("drop --no-lookup, or mark the jobs one by one with `reconctl mark accepted JOB --remote-id ID --no-lookup`"));
     }
     let from = mark.from_states();
-    for s in &args.state {
+    for s in &args.filter.state {
         if !from.contains(s) {
             return Err(Error::usage(format!(
                 "--state {s}: the move to {target} cannot leave {s} (it leaves {})",
@@ -115,15 +108,15 @@ pub async fn run(ctx: &Context, target: State, args: &Args) -> Result<Exit> {
     }
     let needs_lookup = mark.needs_lookup() && !args.no_lookup;
     let sel = Selection {
-        states: if args.state.is_empty() {
+        states: if args.filter.state.is_empty() {
             from.clone()
         } else {
-            args.state.clone()
+            args.filter.state.clone()
         },
-        destination: args.destination.clone(),
-        tenant: args.tenant.clone(),
-        article: args.article.clone(),
-        older_than: args.older_than.map(|d| d.0),
+        destination: args.filter.destination.clone(),
+        tenant: args.filter.tenant.clone(),
+        article: args.filter.article.clone(),
+        older_than: args.filter.older_than.map(|d| d.0),
         limit: args.limit,
     };
     let filter = json!({
@@ -131,7 +124,7 @@ pub async fn run(ctx: &Context, target: State, args: &Args) -> Result<Exit> {
         "destination": sel.destination,
         "tenant": sel.tenant,
         "article": sel.article,
-        "older_than": args.older_than.map(|d| crate::duration::format_duration(d.0)),
+        "older_than": args.filter.older_than.map(|d| crate::duration::format_duration(d.0)),
         "limit": sel.limit,
         "jobs": super::job_refs(&args.jobs),
         "no_lookup": args.no_lookup,
