@@ -9,10 +9,9 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::destination::humane;
 use super::Exit;
 use crate::context::Context;
-use crate::duration::{format_duration, HumanDuration};
+use crate::duration::{format_duration, humane, HumanDuration};
 use crate::error::Result;
 use crate::jobs::pause::{self, Pause, Pauses};
 use crate::jobs::query::{self, Health, OutOfOrder};

@@ -33,7 +33,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let values: Vec<String> = match args.what.as_str() {
         "destinations" => destinations(ctx).await.into_iter().collect(),
         "states" => State::NAMES.iter().map(|s| s.to_string()).collect(),
-        _ => crate::jobs::events::valid_actions()
+        _ => crate::commands::events::valid_actions()
             .into_iter()
             .map(str::to_string)
             .collect(),

@@ -241,7 +241,7 @@ async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
                     format!(
                         "paused by {} for {}, {until} (workers claim none of its jobs): {}",
                         p.actor,
-                        super::destination::humane(p.age(pauses.now)),
+                        crate::duration::humane(p.age(pauses.now)),
                         p.reason
                     ),
                 ));

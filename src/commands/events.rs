@@ -1,5 +1,6 @@
 //! `reconctl events`: the audit trail across jobs, filtered, in keyset pages; `--follow`
-//! prints events as they commit (SPEC §7; the queries and the follower: `jobs::events`).
+//! prints events as they commit (SPEC §7; the queries and the follower: `jobs::events`,
+//! which takes the filters parsed: `--action` and `--since`/`--until` are read here).
 //!
 //! `-o table` is a timeline read top-down, one event a line: time (a heading line for each
 //! UTC day), actor, job id prefix, the move, then reason and evidence. It fits the terminal
@@ -25,10 +26,11 @@ use crate::context::Context;
 use crate::db::PooledClient;
 use crate::error::{Error, Result};
 use crate::jobs::events::{
-    self, gave_up, next_poll, parse_action, EventFilter, EventPage, Follow, FollowError, History,
-    Since, Step, TrailEvent, POLL_MIN,
+    self, gave_up, next_poll, EventFilter, EventPage, Follow, FollowError, History, Since, Step,
+    TrailEvent, POLL_MIN,
 };
-use crate::jobs::{store, JobRef};
+use crate::jobs::pause::PauseAction;
+use crate::jobs::{store, Action, JobRef};
 use crate::ui::{escape, Format, Output, Render, Ui};
 
 #[derive(Debug, clap::Args)]
@@ -49,7 +51,7 @@ pub struct Args {
     pub actor: Option<String>,
     /// Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or
     /// pause, repause, resume, expire
-    #[arg(long, value_name = "ACTION", value_parser = crate::commands::one_of::offering(crate::jobs::events::valid_actions))]
+    #[arg(long, value_name = "ACTION", value_parser = crate::commands::one_of::offering(valid_actions))]
     pub action: Vec<String>,
     /// Only events at or after this: a duration back from now (30m, 2h, 1d) or an RFC 3339
     /// time (2024-05-01T09:00:00Z)
@@ -92,6 +94,60 @@ const MAX_LIMIT: u32 = 10_000;
 const RETRY_FOR: Duration = Duration::from_secs(60);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 
+/// Every action `--action` accepts: each move of the transition table (job_events.action),
+/// then what destination_events records (a pause, a change of a pause, a resume, and a pause
+/// that ended by itself).
+pub fn valid_actions() -> Vec<&'static str> {
+    Action::ALL
+        .iter()
+        .map(|a| a.as_str())
+        .chain(PauseAction::ALL.iter().map(|a| a.as_str()))
+        .collect()
+}
+
+/// An `--action` value (`mark-accepted` is `mark_accepted`), or exit 2 listing the valid ones.
+pub fn parse_action(s: &str) -> Result<&'static str> {
+    let norm = s.trim().to_ascii_lowercase().replace('-', "_");
+    valid_actions()
+        .into_iter()
+        .find(|a| *a == norm)
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "unknown --action `{}` (expected one of: {})",
+                s.chars().take(100).collect::<String>(),
+                valid_actions().join(", ")
+            ))
+        })
+}
+
+/// An RFC 3339 time (`2024-05-01T10:00:00Z`, a space for the `T`, any offset), in UTC.
+pub fn parse_time(s: &str) -> std::result::Result<DateTime<Utc>, String> {
+    let s = s.trim();
+    DateTime::parse_from_rfc3339(s)
+        .or_else(|_| DateTime::parse_from_rfc3339(&s.replacen(' ', "T", 1)))
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| {
+            format!(
+                "`{}` is not an RFC 3339 time (e.g. 2024-05-01T10:00:00Z; the offset is required)",
+                escape(&s.chars().take(100).collect::<String>())
+            )
+        })
+}
+
+/// A `--since`/`--until` value: a duration back from the database's clock (`90s`, `2h`,
+/// `1d`), or an RFC 3339 time.
+pub fn parse_since(s: &str) -> std::result::Result<Since, String> {
+    if let Ok(d) = crate::duration::parse(s) {
+        return Ok(Since::Ago(d));
+    }
+    parse_time(s).map(Since::At).map_err(|_| {
+        format!(
+            "`{}` is neither a duration (90s, 15m, 2h, 1d) nor an RFC 3339 time (2024-05-01T10:00:00Z; the offset is required)",
+            escape(&s.trim().chars().take(100).collect::<String>())
+        )
+    })
+}
+
 pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     if let Some(cmd) = &args.retention {
         return super::events_archive::run(ctx, cmd).await;
@@ -114,13 +170,13 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
     let since: Option<Since> = args
         .since
         .as_deref()
-        .map(str::parse)
+        .map(parse_since)
         .transpose()
         .map_err(|e| Error::usage(format!("invalid --since: {e}")))?;
     let until: Option<Since> = args
         .until
         .as_deref()
-        .map(str::parse)
+        .map(parse_since)
         .transpose()
         .map_err(|e| Error::usage(format!("invalid --until: {e}")))?;
     if let Some(n) = args.last {
@@ -703,5 +759,36 @@ mod tests {
         assert_eq!(id_prefix(id, 8), "1a2b3c4d");
         assert_eq!(id_prefix(id, 9), "1a2b3c4d-5");
         assert_eq!(id_prefix(id, 12), "1a2b3c4d-5e6f");
+    }
+
+    #[test]
+    fn actions_are_validated_and_normalised() {
+        assert_eq!(parse_action("mark-accepted").unwrap(), "mark_accepted");
+        assert_eq!(parse_action(" Pause ").unwrap(), "pause");
+        assert_eq!(parse_action("reserve").unwrap(), "reserve");
+        let err = parse_action("delete").unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.message().contains("claim"), "{}", err.message());
+        assert!(err.message().contains("resume"), "{}", err.message());
+    }
+
+    #[test]
+    fn since_is_a_duration_or_a_time() {
+        assert_eq!(
+            parse_since("1h").unwrap(),
+            Since::Ago(Duration::from_secs(3600))
+        );
+        let t = parse_since("2024-05-01T10:00:00+02:00").unwrap();
+        assert_eq!(
+            t,
+            Since::At(DateTime::from_timestamp(1_714_550_400, 0).unwrap())
+        );
+        assert_eq!(
+            parse_since("2024-05-01 08:00:00Z").unwrap(),
+            Since::At(DateTime::from_timestamp(1_714_550_400, 0).unwrap())
+        );
+        for bad in ["", "yesterday", "10", "2024-05-01", "2024-05-01T10:00:00"] {
+            assert!(parse_since(bad).is_err(), "{bad}");
+        }
     }
 }

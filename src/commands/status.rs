@@ -7,7 +7,6 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::destination::{paused_table, DestinationView, PAUSED_TAIL};
 use super::live::{self, Frame, Source, WatchArgs};
 use super::Exit;
 use crate::context::Context;
@@ -18,6 +17,7 @@ use crate::jobs::pause::{self, Pauses};
 use crate::jobs::query::moves::Recent;
 use crate::jobs::query::{self, ExpiredLeaseGroup, MoveCount, Overview};
 use crate::jobs::{Action, Job, State};
+use crate::ui::destination::{paused_table, DestinationView, PAUSED_TAIL};
 use crate::ui::text::change;
 use crate::ui::{paragraphs, thousands, Cell, Column, Output, Render, Table, Tone, Ui};
 

@@ -31,7 +31,6 @@ use tokio_postgres::GenericClient;
 
 use crate::error::{Error, Result};
 use crate::jobs::events::{self, EventFilter, Since, TrailEvent};
-use crate::jobs::pause::PauseAction;
 
 /// A calendar month of UTC, as `--before` takes it (`2026-09`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -561,7 +560,6 @@ pub fn matches(
     e: &TrailEvent,
     now: DateTime<Utc>,
 ) -> bool {
-    let is_pause = |a: &str| PauseAction::ALL.iter().any(|p| p.as_str() == a);
     if let Some(j) = job {
         if !j.matches(e) {
             return false;
@@ -581,7 +579,7 @@ pub fn matches(
         let wanted = filter.actions.iter().any(|a| *a == e.action);
         // A job event's action among the moves asked for, a destination event's among the
         // pause actions asked for.
-        if !wanted || (e.is_job_event() == is_pause(&e.action)) {
+        if !wanted || (e.is_job_event() == events::is_destination_action(&e.action)) {
             return false;
         }
     }

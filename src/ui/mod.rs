@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Kind, Result};
 
+pub mod destination;
 pub mod secret;
 mod stream;
 pub mod table;

@@ -1790,7 +1790,7 @@ fn sorts(plan: &Value, out: &mut Vec<(f64, Vec<String>)>) {
     }
 }
 
-async fn explain(client: &Client, sql: &events::EventSql) -> Value {
+async fn explain(client: &Client, sql: &reconctl::jobs::query::Sql) -> Value {
     crate::plan::explain(client, &sql.text, &sql.params(), false).await
 }
 

@@ -9,7 +9,6 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::commands::destination::PAUSED_TAIL;
 use crate::commands::{Exit, JobFilter, Page};
 use crate::context::Context;
 use crate::duration::format_duration;
@@ -18,6 +17,7 @@ use crate::jobs::external_ref::is_external_ref;
 use crate::jobs::pause;
 use crate::jobs::query::{self, JobPage, ListFilter, Listing};
 use crate::jobs::{store, Job, State};
+use crate::ui::destination::PAUSED_TAIL;
 use crate::ui::{Cell, Column, Output, Render, Table, Tone, Ui};
 
 #[derive(Debug, clap::Args)]
