@@ -669,6 +669,67 @@ pub async fn moved_items<C: GenericClient>(
         .collect()
 }
 
+/// A plan applied, or being applied, in the last hour: `status -v` names it beside the moves
+/// it counts, so the moves that came from plans say so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecentApply {
+    pub id: String,
+    #[serde(rename = "move")]
+    pub target: State,
+    /// Who ran its latest apply.
+    pub actor: String,
+    /// `applied`: its latest apply finished; `applying`: an apply started and has not
+    /// finished (still running, or stopped: `plan show` says).
+    pub status: &'static str,
+    /// Its items moved so far, by every apply.
+    pub moved: i64,
+    /// When its latest apply finished (`applied`) or started (`applying`).
+    #[serde(serialize_with = "rfc3339")]
+    pub at: DateTime<Utc>,
+}
+
+/// The plans whose latest `apply` or `applied` record is of the last `$1` seconds, newest
+/// first: a range of `ix_plan_events_at` (V13), whatever the number of plans ever made. A
+/// finished apply's moved count is in its record (the plan's summary when it finished); only
+/// a plan still being applied has its moved items counted.
+pub const RECENT_APPLIES_SQL: &str = "
+SELECT r.plan_id, p.move, r.actor, r.action, r.at,
+       COALESCE(CASE WHEN r.action = 'applied' THEN (r.evidence #>> '{summary,moved}')::bigint END,
+                (SELECT count(*) FROM plan_items i WHERE i.plan_id = r.plan_id AND i.status = 'moved'))
+FROM (SELECT DISTINCT ON (plan_id) plan_id, actor, action, at, evidence
+      FROM plan_events
+      WHERE at > now() - make_interval(secs => $1::float8) AND action IN ('apply', 'applied')
+      ORDER BY plan_id, id DESC) r
+JOIN plans p ON p.id = r.plan_id
+ORDER BY r.at DESC, r.plan_id";
+
+/// The plans applied, or being applied, in the last `within`, newest first.
+pub async fn recent_applies<C: GenericClient>(
+    client: &C,
+    within: std::time::Duration,
+) -> Result<Vec<RecentApply>> {
+    let rows = client
+        .query(RECENT_APPLIES_SQL, &[&within.as_secs_f64()])
+        .await?;
+    rows.iter()
+        .map(|r| {
+            let action: &str = r.try_get(3)?;
+            Ok(RecentApply {
+                id: r.try_get(0)?,
+                target: parse(r.try_get::<_, &str>(1)?)?,
+                actor: r.try_get(2)?,
+                status: if action == "applied" {
+                    "applied"
+                } else {
+                    "applying"
+                },
+                at: r.try_get(4)?,
+                moved: r.try_get(5)?,
+            })
+        })
+        .collect()
+}
+
 /// A refusal to apply or approve: exit 2, nothing moved.
 pub fn refuse(message: String, hint: &str) -> Error {
     Error::new(Code::Usage, message).hinted(hint.to_string())

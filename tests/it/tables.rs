@@ -893,7 +893,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(a, @"
     CHECK                                            RESULT
     migrations                                       ok
-      11 applied, 0 pending, 0 divergent, 0 unknown to this
+      12 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     index ux_publication_jobs_identity               ok
       unique, valid
@@ -947,6 +947,8 @@ async fn doctor_fits_every_width() {
       valid
     index ix_publication_jobs_lease_destination      ok
       valid
+    index ix_plan_events_at                          ok
+      valid
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed
         (workers claim none of its jobs): CMS answers 503 since
@@ -963,7 +965,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b, @"
     CHECK                                            RESULT
     migrations                                       ok
-      11 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      12 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok
       unique, valid
     index ux_publication_jobs_external_ref           ok
@@ -1016,6 +1018,8 @@ async fn doctor_fits_every_width() {
       valid
     index ix_publication_jobs_lease_destination      ok
       valid
+    index ix_plan_events_at                          ok
+      valid
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
         of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
@@ -1030,7 +1034,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(c, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      11 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      12 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok      unique, valid
     index ux_publication_jobs_external_ref           ok      unique, valid
     index ix_publication_jobs_created                ok      valid
@@ -1057,6 +1061,7 @@ async fn doctor_fits_every_width() {
     index ix_plan_items_open                         ok      valid
     index ix_plan_events_plan                        ok      valid
     index ix_publication_jobs_lease_destination      ok      valid
+    index ix_plan_events_at                          ok      valid
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                              claim none of its jobs): CMS answers 503 since the 14:00
                                                              deploy; vendor ticket INC-4711, do not resume before they
@@ -1069,7 +1074,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(d, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      11 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      12 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     index ux_publication_jobs_identity               ok      unique, valid
     index ux_publication_jobs_external_ref           ok      unique, valid
     index ix_publication_jobs_created                ok      valid
@@ -1096,6 +1101,7 @@ async fn doctor_fits_every_width() {
     index ix_plan_items_open                         ok      valid
     index ix_plan_events_plan                        ok      valid
     index ix_publication_jobs_lease_destination      ok      valid
+    index ix_plan_events_at                          ok      valid
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                              INC-4711, do not resume before they confirm
     counters                                         ok      built (`doctor --recount` compares them with the table)
@@ -1451,6 +1457,7 @@ async fn migrate_status_fits_every_width() {
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
+         13  plan_events_at      applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(b, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1465,6 +1472,7 @@ async fn migrate_status_fits_every_width() {
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
+         13  plan_events_at      applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(c, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1479,6 +1487,7 @@ async fn migrate_status_fits_every_width() {
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
+         13  plan_events_at      applied  YYYY-MM-DDThh:mm:ssZ
     ");
     insta::assert_snapshot!(d, @"
     VERSION  NAME                STATE    APPLIED ON
@@ -1493,6 +1502,7 @@ async fn migrate_status_fits_every_width() {
           9  plans               applied  YYYY-MM-DDThh:mm:ssZ
          10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
+         13  plan_events_at      applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }

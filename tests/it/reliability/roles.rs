@@ -362,7 +362,8 @@ async fn an_owner_without_createrole_migrates() {
             "remote_id_index",
             "plans",
             "job_counters",
-            "partitioned_events"
+            "partitioned_events",
+            "plan_events_at"
         ]
     );
     let grants = env
