@@ -72,6 +72,8 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_plan_events_plan", false),
     // V10, built concurrently by `migrate` after the migrations (src/migrate.rs).
     ("ix_publication_jobs_lease_destination", false),
+    // V13
+    ("ix_plan_events_at", false),
 ];
 
 /// The server's version string (`SHOW server_version`), for `doctor`.

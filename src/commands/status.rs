@@ -14,6 +14,7 @@ use crate::duration::format_duration;
 use crate::error::Result;
 use crate::jobs::model::{rfc3339, rfc3339_opt};
 use crate::jobs::pause::{self, Pauses};
+use crate::jobs::plans::{self, RecentApply};
 use crate::jobs::query::moves::Recent;
 use crate::jobs::query::{self, ExpiredLeaseGroup, MoveCount, Overview};
 use crate::jobs::{Action, Job, State};
@@ -23,7 +24,7 @@ use crate::ui::{paragraphs, thousands, Cell, Column, Output, Render, Table, Tone
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  reconctl status\n  reconctl status -o json\n  reconctl status -v --watch\n  reconctl status --watch --interval 10s -o jsonl >> incident.jsonl\n\nStates come most actionable first. Counts are exact (kept by the database with every write).\nA paused destination (workers claim none of its jobs) is marked \"(paused)\", and its pause (who, why, since, until) listed below the counts; JSON: \"paused\" per destination and \"pauses\".\nThe oldest uncertain job (the first of `reconctl jobs uncertain`) is named below; JSON: \"oldest_uncertain\" (a job, or null).\nWith -v: the moves of the last 5 minutes and hour per action and destination (timeouts, sweeps, reconcile verdicts, marks) and the expired leases; JSON: \"moves\", \"expired_leases\".\n--watch refreshes it until q or Ctrl-C, showing each count's change since the watch began (up or down arrows)."
+    after_help = "Examples:\n  reconctl status\n  reconctl status -o json\n  reconctl status -v --watch\n  reconctl status --watch --interval 10s -o jsonl >> incident.jsonl\n\nStates come most actionable first. Counts are exact (kept by the database with every write).\nA paused destination (workers claim none of its jobs) is marked \"(paused)\", and its pause (who, why, since, until) listed below the counts; JSON: \"paused\" per destination and \"pauses\".\nThe oldest uncertain job (the first of `reconctl jobs uncertain`) is named below; JSON: \"oldest_uncertain\" (a job, or null).\nWith -v: the moves of the last 5 minutes and hour per action and destination (timeouts, sweeps, reconcile verdicts, marks), the expired leases, and the plans applied in the last hour with how many each moved; JSON: \"moves\", \"expired_leases\", \"plans\".\n--watch refreshes it until q or Ctrl-C, showing each count's change since the watch began (up or down arrows)."
 )]
 pub struct Args {
     #[command(flatten)]
@@ -79,6 +80,10 @@ struct StatusReport {
     /// With -v: per destination, in-flight jobs whose lease has expired.
     #[serde(skip_serializing_if = "Option::is_none")]
     expired_leases: Option<Vec<ExpiredLeaseGroup>>,
+    /// With -v: the plans applied, or being applied, in the last hour (their moves are among
+    /// `moves`), newest first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plans: Option<Vec<RecentApply>>,
     #[serde(skip)]
     pause_rows: Vec<DestinationView>,
     #[serde(skip)]
@@ -93,8 +98,9 @@ fn report(
     o: Overview,
     pauses: &Pauses,
     oldest: Option<Job>,
-    recent: Option<Recent>,
+    recent: Option<(Recent, Vec<RecentApply>)>,
 ) -> StatusReport {
+    let (recent, plans) = recent.unzip();
     let (moves, expired_leases) = recent.map(|r| (r.moves, r.leases)).unzip();
     let states = State::BY_URGENCY
         .iter()
@@ -157,6 +163,7 @@ fn report(
         oldest_uncertain: oldest,
         moves,
         expired_leases,
+        plans,
         pause_rows,
         pauses_now: pauses.now,
     }
@@ -328,6 +335,13 @@ impl StatusReport {
                 first.and_then(|f| f.moves.as_deref()),
             ));
         }
+        for (i, p) in self.plans.iter().flatten().enumerate() {
+            text.push_str(if i == 0 { "\n\n" } else { "\n" });
+            text.push_str(&paragraphs(
+                &plan_line(p, self.as_of),
+                ui.width().map(usize::from),
+            ));
+        }
         if let Some(leases) = &self.expired_leases {
             for (i, l) in leases.iter().enumerate() {
                 text.push_str(if i == 0 { "\n\n" } else { "\n" });
@@ -409,13 +423,33 @@ fn moves_table(ui: &Ui, moves: &[MoveCount], first: Option<&[MoveCount]>) -> Str
     t.render(ui)
 }
 
+/// Which of the moves above came from a plan: the plan, how many it moved, who applied it and
+/// when, and where to see its items.
+fn plan_line(p: &RecentApply, now: DateTime<Utc>) -> String {
+    let ago = match age_secs(now, p.at) {
+        0 => "just now".to_string(),
+        secs => format!("{} ago", age(secs)),
+    };
+    let by = crate::ui::escape(&p.actor);
+    let (id, moved, to) = (&p.id, thousands(p.moved), p.target);
+    if p.status == "applied" {
+        format!("from plan {id}: {moved} moved to {to}, applied by {by} {ago} (`reconctl plan show {id}`)")
+    } else {
+        format!("from plan {id}: {moved} moved to {to} so far; its apply by {by} started {ago} and has not finished (`reconctl plan show {id}`)")
+    }
+}
+
 /// One look at the table, as `status` prints it: the pauses, the counts, the oldest uncertain
-/// job, and with -v the recent moves and expired leases; the statements pipelined on one
+/// job, and with -v the recent moves, the expired leases and the plans applied in the last
+/// hour; the statements pipelined on one
 /// session, outside a transaction.
 async fn read(client: &tokio_postgres::Client, actor: &str, verbose: bool) -> Result<StatusReport> {
     let recent = async {
         if verbose {
-            Recent::read(client).await.map(Some)
+            let within = std::time::Duration::from_secs(query::moves::WINDOWS[1].1 as u64);
+            let (recent, applies) =
+                futures::try_join!(Recent::read(client), plans::recent_applies(client, within))?;
+            Ok(Some((recent, applies)))
         } else {
             Ok(None)
         }

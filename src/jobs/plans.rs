@@ -535,36 +535,62 @@ pub enum Proposed {
 /// Settle items from the facts: an item whose job left the item's version by an event that
 /// names this plan is `moved` (with that event), whatever the run proposed; otherwise the
 /// proposal stands (a `Left` item stays planned). Only `planned` items change, each once.
+///
+/// `$2..$4` the batch's outcomes (seq, status, reason), `$5, $6` each item's job and version
+/// (an item's row is changed only when they are its own), `$7..$8` the batch's range of seqs.
+/// The rows are reached through that range of `ix_plan_items_open`, so a batch costs the same
+/// at the start of a plan of 100 000 items as at its end.
 pub const SETTLE_ITEMS_SQL: &str = "
-WITH input AS (
-    SELECT * FROM unnest($2::int[], $3::text[], $4::text[]) AS t(seq, status, reason)
-), found AS (
-    SELECT i.seq, i.status, i.reason,
-           (SELECT e.id FROM job_events e
-             WHERE e.job_id = p.job_id AND e.from_version = p.version AND e.evidence->>'plan' = $1
-               -- a move of the plan came after the plan and by now: the log's partitions of
-               -- those months only, not every month's index for every item
-               AND e.at >= (SELECT created_at FROM plans WHERE id = $1) AND e.at <= now()
-             ORDER BY e.id LIMIT 1) AS event_id
-    FROM input i JOIN plan_items p ON p.plan_id = $1 AND p.seq = i.seq AND p.status = 'planned'
-    -- the batch's items by primary key, never a scan of the plan
-    WHERE p.seq = ANY($2::int[])
-)
 UPDATE plan_items p SET
     status = CASE WHEN f.event_id IS NOT NULL THEN 'moved' ELSE f.status END,
     reason = CASE WHEN f.event_id IS NOT NULL THEN NULL ELSE f.reason END,
     event_id = f.event_id,
     settled_at = now()
-FROM found f
-WHERE p.plan_id = $1 AND p.seq = f.seq AND p.status = 'planned' AND p.seq = ANY($2::int[])
-  AND (f.event_id IS NOT NULL OR f.status <> 'planned')";
+FROM (
+    SELECT i.*, e.id AS event_id
+    FROM unnest($2::int[], $3::text[], $4::text[], $5::uuid[], $6::bigint[])
+         AS i(seq, status, reason, job_id, version)
+    -- each item's event, looked for once
+    LEFT JOIN LATERAL (
+        SELECT e.id FROM job_events e
+        WHERE e.job_id = i.job_id AND e.from_version = i.version AND e.evidence->>'plan' = $1
+          -- a move of the plan came after the plan and by now: the log's partitions of those
+          -- months only, not every month's index for every item
+          AND e.at >= (SELECT created_at FROM plans WHERE id = $1) AND e.at <= now()
+        ORDER BY e.id LIMIT 1) e ON true
+) f
+-- the items' rows: the batch's range ($7..$8) of the plan's open items, never all of them;
+-- the job and version looked for are each item's own
+WHERE p.plan_id = $1 AND p.seq BETWEEN $7 AND $8
+  AND p.seq = f.seq AND p.job_id = f.job_id AND p.version = f.version
+  AND p.status = 'planned' AND (f.event_id IS NOT NULL OR f.status <> 'planned')";
 
+/// [`SETTLE_ITEMS_SQL`] for the `outcomes` of a batch of `items` (in seq order).
 pub async fn settle_items<C: GenericClient>(
     client: &C,
     plan_id: &str,
+    items: &[Item],
     outcomes: &[(i32, Proposed)],
 ) -> Result<u64> {
+    if outcomes.is_empty() {
+        return Ok(0);
+    }
+    let item = |seq: i32| {
+        items
+            .binary_search_by_key(&seq, |i| i.seq)
+            .map(|k| &items[k])
+            .map_err(|_| Error::bug(format!("item {seq} is not in its batch")))
+    };
     let seqs: Vec<i32> = outcomes.iter().map(|(s, _)| *s).collect();
+    let jobs: Vec<Uuid> = seqs
+        .iter()
+        .map(|s| Ok(item(*s)?.job_id))
+        .collect::<Result<_>>()?;
+    let versions: Vec<i64> = seqs
+        .iter()
+        .map(|s| Ok(item(*s)?.version))
+        .collect::<Result<_>>()?;
+    let (first, last) = (seqs.iter().min(), seqs.iter().max());
     let status: Vec<&str> = outcomes
         .iter()
         .map(|(_, p)| match p {
@@ -582,7 +608,12 @@ pub async fn settle_items<C: GenericClient>(
         })
         .collect();
     Ok(client
-        .execute(SETTLE_ITEMS_SQL, &[&plan_id, &seqs, &status, &reasons])
+        .execute(
+            SETTLE_ITEMS_SQL,
+            &[
+                &plan_id, &seqs, &status, &reasons, &jobs, &versions, &first, &last,
+            ],
+        )
         .await?)
 }
 
@@ -666,6 +697,67 @@ pub async fn moved_items<C: GenericClient>(
         .await?;
     rows.iter()
         .map(|r| Ok((r.try_get(0)?, (r.try_get(1)?, r.try_get(2)?))))
+        .collect()
+}
+
+/// A plan applied, or being applied, in the last hour: `status -v` names it beside the moves
+/// it counts, so the moves that came from plans say so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecentApply {
+    pub id: String,
+    #[serde(rename = "move")]
+    pub target: State,
+    /// Who ran its latest apply.
+    pub actor: String,
+    /// `applied`: its latest apply finished; `applying`: an apply started and has not
+    /// finished (still running, or stopped: `plan show` says).
+    pub status: &'static str,
+    /// Its items moved so far, by every apply.
+    pub moved: i64,
+    /// When its latest apply finished (`applied`) or started (`applying`).
+    #[serde(serialize_with = "rfc3339")]
+    pub at: DateTime<Utc>,
+}
+
+/// The plans whose latest `apply` or `applied` record is of the last `$1` seconds, newest
+/// first: a range of `ix_plan_events_at` (V13), whatever the number of plans ever made. A
+/// finished apply's moved count is in its record (the plan's summary when it finished); only
+/// a plan still being applied has its moved items counted.
+pub const RECENT_APPLIES_SQL: &str = "
+SELECT r.plan_id, p.move, r.actor, r.action, r.at,
+       COALESCE(CASE WHEN r.action = 'applied' THEN (r.evidence #>> '{summary,moved}')::bigint END,
+                (SELECT count(*) FROM plan_items i WHERE i.plan_id = r.plan_id AND i.status = 'moved'))
+FROM (SELECT DISTINCT ON (plan_id) plan_id, actor, action, at, evidence
+      FROM plan_events
+      WHERE at > now() - make_interval(secs => $1::float8) AND action IN ('apply', 'applied')
+      ORDER BY plan_id, id DESC) r
+JOIN plans p ON p.id = r.plan_id
+ORDER BY r.at DESC, r.plan_id";
+
+/// The plans applied, or being applied, in the last `within`, newest first.
+pub async fn recent_applies<C: GenericClient>(
+    client: &C,
+    within: std::time::Duration,
+) -> Result<Vec<RecentApply>> {
+    let rows = client
+        .query(RECENT_APPLIES_SQL, &[&within.as_secs_f64()])
+        .await?;
+    rows.iter()
+        .map(|r| {
+            let action: &str = r.try_get(3)?;
+            Ok(RecentApply {
+                id: r.try_get(0)?,
+                target: parse(r.try_get::<_, &str>(1)?)?,
+                actor: r.try_get(2)?,
+                status: if action == "applied" {
+                    "applied"
+                } else {
+                    "applying"
+                },
+                at: r.try_get(4)?,
+                moved: r.try_get(5)?,
+            })
+        })
         .collect()
 }
 

@@ -737,6 +737,8 @@ async fn doctor_fits_every_width() {
       valid
     index ix_publication_jobs_lease_destination      ok
       valid
+    index ix_plan_events_at                          ok
+      valid
     ");
     insta::assert_snapshot!(c.1, @"
     index ux_publication_jobs_identity               ok      unique, valid
@@ -765,11 +767,12 @@ async fn doctor_fits_every_width() {
     index ix_plan_items_open                         ok      valid
     index ix_plan_events_plan                        ok      valid
     index ix_publication_jobs_lease_destination      ok      valid
+    index ix_plan_events_at                          ok      valid
     ");
     insta::assert_snapshot!(a.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      12 applied, 0 pending, 0 divergent, 0 unknown to this
+      13 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     [index rows]
     pause cms-b                                      ok
@@ -788,7 +791,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      12 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      13 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
@@ -804,7 +807,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(c.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      12 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      13 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                              claim none of its jobs): CMS answers 503 since the 14:00
@@ -818,7 +821,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(d.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      12 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      13 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                              INC-4711, do not resume before they confirm
@@ -1133,6 +1136,7 @@ async fn migrate_status_fits_every_width() {
          10  job_counters        applied  YYYY-MM-DDThh:mm:ssZ
          11  partitioned_events  applied  YYYY-MM-DDThh:mm:ssZ
          12  counter_slots       applied  YYYY-MM-DDThh:mm:ssZ
+         13  plan_events_at      applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }

@@ -248,7 +248,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
         }
         {
             let db = ctx.db().await?;
-            plans::settle_items(&**db, &id, &outcomes).await?;
+            plans::settle_items(&**db, &id, &items, &outcomes).await?;
         }
         bar.inc(n as u64);
     }

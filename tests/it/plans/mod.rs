@@ -7,3 +7,4 @@
 mod crash;
 mod flow;
 mod redrive;
+mod status;

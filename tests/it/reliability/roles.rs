@@ -363,7 +363,8 @@ async fn an_owner_without_createrole_migrates() {
             "plans",
             "job_counters",
             "partitioned_events",
-            "counter_slots"
+            "counter_slots",
+            "plan_events_at"
         ]
     );
     let grants = env
