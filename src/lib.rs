@@ -3,7 +3,7 @@
 //!
 //! Two layers, the lower one free of the upper: the worker library (`jobs`, `remote`, `db`,
 //! `migrate`, `config`, `error` and their helpers) builds without the `cli` feature and
-//! none of the terminal's crates; `cli`, `context`, `commands`, `ui` and `sandbox` are the
+//! none of the terminal's crates; `cli`, `context`, `commands`, `watch`, `ui` and `sandbox` are the
 //! command-line tool on top of it, behind the feature (on by default).
 
 #[cfg(feature = "cli")]
@@ -29,5 +29,7 @@ pub mod sandbox;
 pub mod schema;
 #[cfg(feature = "cli")]
 pub mod ui;
+#[cfg(feature = "cli")]
+pub mod watch;
 
 pub use error::{Error, Kind, Result};

@@ -51,7 +51,7 @@ pub struct Args {
     pub actor: Option<String>,
     /// Only events of this action (repeatable): a move (reserve, claim, mark_accepted, …) or
     /// pause, repause, resume, expire
-    #[arg(long, value_name = "ACTION", value_parser = crate::commands::one_of::offering(valid_actions))]
+    #[arg(long, value_name = "ACTION", value_parser = crate::cli::one_of::offering(valid_actions))]
     pub action: Vec<String>,
     /// Only events at or after this: a duration back from now (30m, 2h, 1d) or an RFC 3339
     /// time (2024-05-01T09:00:00Z)

@@ -9,11 +9,9 @@ pub mod events;
 pub mod events_archive;
 pub mod generate;
 pub mod jobs;
-pub mod live;
 pub mod mark;
 pub mod metrics;
 pub mod migrate;
-pub mod one_of;
 pub mod plan;
 pub mod reconcile;
 pub mod reference;
@@ -123,7 +121,7 @@ pub struct Page {
 #[derive(Debug, Clone, Args)]
 pub struct JobFilter {
     /// Only jobs in this state (repeatable)
-    #[arg(long, value_name = "STATE", value_parser = one_of::one_of::<crate::jobs::State>(&crate::jobs::State::NAMES))]
+    #[arg(long, value_name = "STATE", value_parser = crate::cli::one_of::one_of::<crate::jobs::State>(&crate::jobs::State::NAMES))]
     pub state: Vec<crate::jobs::State>,
     /// Only jobs for this destination
     #[arg(long, value_name = "NAME")]

@@ -7,7 +7,6 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::live::{self, Frame, Source, WatchArgs};
 use super::Exit;
 use crate::context::Context;
 use crate::duration::format_duration;
@@ -21,6 +20,7 @@ use crate::jobs::{Action, Job, State};
 use crate::ui::destination::{paused_table, DestinationView, PAUSED_TAIL};
 use crate::ui::text::change;
 use crate::ui::{paragraphs, thousands, Cell, Column, Output, Render, Table, Tone, Ui};
+use crate::watch::{self as live, Frame, Source, WatchArgs};
 
 #[derive(Debug, clap::Args)]
 #[command(

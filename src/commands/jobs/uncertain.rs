@@ -4,7 +4,6 @@
 use chrono::{DateTime, Utc};
 
 use super::list::{read_page, show_page, JobList, View};
-use crate::commands::live::{self, Frame, Source, WatchArgs};
 use crate::commands::Exit;
 use crate::commands::Page;
 use crate::context::Context;
@@ -12,6 +11,7 @@ use crate::error::Result;
 use crate::jobs::query::Listing;
 use crate::ui::text::change;
 use crate::ui::{paragraphs, Render, Ui};
+use crate::watch::{self as live, Frame, Source, WatchArgs};
 
 #[derive(Debug, clap::Args)]
 #[command(

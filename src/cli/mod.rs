@@ -6,6 +6,8 @@
 //! The environment is read here, not by clap: clap would show an inherited `DATABASE_URL` in
 //! a usage line, refuse `RECONCTL_READ_ONLY=` and let `RECONCTL_CONFIG=` break every command.
 
+pub mod one_of;
+
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser};

@@ -21,7 +21,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
 
-use super::Exit;
+use crate::commands::Exit;
 use crate::context::Context;
 use crate::duration::{format_duration, HumanDuration};
 use crate::error::{Error, Result};
@@ -86,7 +86,7 @@ pub async fn watch<S: Source>(ctx: &Context, source: &S, args: &WatchArgs) -> Re
     } else {
         tokio::select! {
             r = stream(ctx, source, interval) => r,
-            _ = super::interrupted() => Ok(Exit::Done),
+            _ = crate::commands::interrupted() => Ok(Exit::Done),
         }
     }
 }
@@ -291,7 +291,7 @@ async fn on_screen<S: Source>(ctx: &Context, source: &S, interval: Duration) -> 
     };
     let mut lost: Option<Duration> = None;
     let size = || crate::ui::terminal_size().unwrap_or((80, 24));
-    let stop = super::interrupted();
+    let stop = crate::commands::interrupted();
     tokio::pin!(stop);
     loop {
         if view.last.is_none() && view.trouble.is_none() {
