@@ -275,18 +275,16 @@ pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {
             Vec::new()
         }
     };
-    // Two sessions: the server runs the statements of one session one after another, and
-    // the counts of the open states (an index-only pass over every open job) are the long
-    // one; the recent moves and leases run beside them on a second session (both from the
-    // pool, opened at once).
-    let (db, beside) = futures::try_join!(ctx.db(), ctx.db())?;
+    // One session, the statements pipelined: the counts are read from the counters (a few
+    // rows per group), so no statement is long enough to be worth a second session, whose
+    // connection costs more than the whole read.
+    let db = ctx.db().await?;
     let (pauses, overview, recent) = futures::try_join!(
         pause::observe(&**db, &ctx.actor),
         query::overview(&**db),
-        Recent::read(&**beside)
+        Recent::read(&**db)
     )?;
     drop(db);
-    drop(beside);
     ctx.ui
         .emit(&collect(&overview, &configured, &pauses, &recent))?;
     Ok(Exit::Done)
