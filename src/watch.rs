@@ -9,7 +9,7 @@
 //! interrupted (exit 0).
 //!
 //! Each refresh is the command's own read on a pooled session (for `status` its 5 statements,
-//! 7 with -v, pipelined: sent together, not one after another's answer),
+//! 8 with -v (the recent moves, the expired leases, the plans applied), pipelined: sent together, not one after another's answer),
 //! outside any transaction; the session goes back to the pool between refreshes, so nothing
 //! (no transaction, snapshot, lock or cursor) is held while the view waits. A lost database
 //! is shown ("reconnecting…") and tried again with a growing wait (up to 10 s), never fatal;
