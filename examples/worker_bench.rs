@@ -5,7 +5,8 @@
 //! `worker::claim` (of the destination `cms-bench`), `worker::mark_sent` and
 //! `worker::complete`: a job's whole life after its reservation, three committed writes. The
 //! rounds alternate "with" and "without" (the counter triggers disabled by ALTER TABLE, as
-//! the table's owner) so that whatever drifts on a shared machine drifts for both alike.
+//! the table's owner) in ABBA order, so that whatever drifts during the run (the claim
+//! index's dead entries, a shared machine's load) drifts for both alike.
 //! Prints jobs per second per round and the ratio of the medians.
 //!
 //!   cargo run --release --example worker_bench -- DATABASE_URL [WORKERS] [SECONDS] [ROUNDS]
@@ -53,7 +54,9 @@ async fn main() -> reconctl::Result<()> {
     let mut with = Vec::new();
     let mut without = Vec::new();
     for round in 0..rounds * 2 {
-        let on = round % 2 == 0;
+        // ABBA: with, without, without, with, ... so that a drift over the run (the claim
+        // index filling with dead entries, a neighbour's load) favours neither side.
+        let on = (round % 2 == 0) == (round / 2 % 2 == 0);
         set_counters(&admin, on).await?;
         let done = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));

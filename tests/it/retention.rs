@@ -31,7 +31,7 @@ async fn months(c: &Client) -> (String, String) {
 }
 
 /// Partitions of `parent`, oldest first.
-async fn partitions(c: &Client, parent: &str) -> Vec<String> {
+pub(crate) async fn partitions(c: &Client, parent: &str) -> Vec<String> {
     c.query(
         "SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
          WHERE i.inhparent = $1::text::regclass

@@ -461,6 +461,84 @@ async fn the_move_counters_are_exact_per_action_destination_and_window() {
     );
 }
 
+/// The move counts plan only the log's partitions around the last hour (their bounds come
+/// from this machine's clock), and a clock more than a day off is caught by the statement
+/// itself and costs a second round trip, not a count.
+#[tokio::test]
+async fn the_move_counts_plan_the_recent_partitions_and_survive_a_skewed_clock() {
+    use reconctl::jobs::query::moves::{moves_pruned, moves_sql, moves_window};
+    use reconctl::jobs::query::sql::Prune;
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true;
+    let a = env.seed(Seed::new("a").state(Uncertain)).await;
+    for secs in [10, 60, 1800, 3700] {
+        event(&env, a.id, "sweep_sent", secs).await;
+    }
+    event(&env, a.id, "mark_failed", 200).await;
+    let partitions = crate::retention::partitions(&env.client, "job_events").await;
+    assert!(partitions.len() >= 3, "{partitions:?}");
+    // The partitions a plan holds, and how many more the planner planned that the executor
+    // then left out at its start ("Subplans Removed": pruned by now(), planned all the same).
+    fn removed(plan: &Value) -> u64 {
+        plan["Subplans Removed"].as_u64().unwrap_or(0)
+            + plan["Plans"]
+                .as_array()
+                .map_or(0, |p| p.iter().map(removed).sum())
+    }
+    let planned = |prune: Prune| {
+        let sql = moves_sql(&prune);
+        let client = &env.client;
+        async move {
+            let doc = plan::explain(client, &sql.text, &sql.params(), false).await;
+            let mut rels: Vec<String> = plan::nodes(&doc)
+                .into_iter()
+                .map(|n| n.relation)
+                .filter(|r| r.starts_with("job_events"))
+                .collect();
+            rels.sort();
+            rels.dedup();
+            (rels, removed(&doc))
+        }
+    };
+    // Unbounded, every partition is planned (the legacy one, this month, the months ahead).
+    let (kept, dropped) = planned(Prune::none()).await;
+    assert_eq!(
+        kept.len() as u64 + dropped,
+        partitions.len() as u64,
+        "{kept:?}"
+    );
+    // Bounded, only the month(s) within a day of the last hour.
+    let now = chrono::Utc::now();
+    let (near, dropped) = planned(Prune::around(moves_window())).await;
+    assert_eq!(dropped, 0);
+    assert!(
+        !near.is_empty() && near.len() <= 2,
+        "{near:?} of {partitions:?}"
+    );
+    assert!(!near.iter().any(|p| p.contains("legacy")), "{near:?}");
+    let month = format!("job_events_y{}", now.format("%Ym%m"));
+    assert!(near.contains(&month), "{near:?} lacks {month}");
+
+    // The same counts whatever this machine's clock says.
+    let want = moves_pruned(&env.client, &Prune::none()).await.unwrap();
+    let counts: Vec<(String, i64, i64)> = want
+        .iter()
+        .map(|m| (m.action.to_string(), m.last_5m, m.last_1h))
+        .collect();
+    assert_eq!(
+        counts,
+        [("sweep_sent".into(), 2, 3), ("mark_failed".into(), 1, 1)]
+    );
+    for skew_days in [-3, 0, 3, 400] {
+        let prune = Prune::around_at(now + chrono::Duration::days(skew_days), moves_window());
+        let sql = moves_sql(&prune);
+        let guard: bool = env.client.query(&sql.text, &sql.params()).await.unwrap()[0].get(0);
+        assert_eq!(guard, skew_days == 0, "skew {skew_days} days");
+        let got = moves_pruned(&env.client, &prune).await.unwrap();
+        assert_eq!(got, want, "skew {skew_days} days");
+    }
+}
+
 #[tokio::test]
 async fn the_counters_read_recent_index_ranges_not_the_log() {
     let mut env = TestEnv::new().await;
@@ -483,12 +561,10 @@ async fn the_counters_read_recent_index_ranges_not_the_log() {
     for secs in [5, 50, 500] {
         event(&env, a.id, "sweep_sent", secs).await;
     }
-    let names: Vec<&str> = reconctl::jobs::query::moves::COUNTED
-        .iter()
-        .map(|a| a.as_str())
-        .collect();
-    let sql = reconctl::jobs::query::moves::moves_sql();
-    let doc = plan::explain(&env.client, &sql, &[&names], true).await;
+    let hour = std::time::Duration::from_secs(3600);
+    let sql =
+        reconctl::jobs::query::moves::moves_sql(&reconctl::jobs::query::sql::Prune::around(hour));
+    let doc = plan::explain(&env.client, &sql.text, &sql.params(), true).await;
     let nodes = plan::nodes(&plan::by_parents(&env.client, doc).await);
     assert!(
         nodes.iter().any(|n| n.index == "ix_job_events_action"),

@@ -10,7 +10,8 @@
 //!   by the last hour; each event's destination is its own column (filled by V6's trigger),
 //!   or for the events written before V6 a primary-key probe of `job_event_destinations`,
 //!   made only for those (`COALESCE` evaluates its second argument only when the first is
-//!   NULL). The routine traffic of workers (reserve, claim, renew, mark_sent, complete) is
+//!   NULL). The log's monthly partitions outside the hour (with a day's margin) are left out
+//!   when the statement is planned ([`Prune`]). The routine traffic of workers (reserve, claim, renew, mark_sent, complete) is
 //!   not counted: it is most of the log, and the open states' counts already show it.
 //! * expired leases: per destination, its in_flight jobs from the counters (migrations/V10)
 //!   less its live leases, a range of `ix_publication_jobs_lease_destination` read from now
@@ -28,6 +29,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use tokio_postgres::GenericClient;
 
+use super::sql::{Prune, Sql};
 use crate::error::Result;
 use crate::jobs::state::{Action, State};
 
@@ -58,21 +60,36 @@ pub fn rank(a: Action) -> usize {
 /// The two windows, as their labels (`metrics`' `window`, `status`'s columns) and in seconds.
 pub const WINDOWS: [(&str, i64); 2] = [("5m", 300), ("1h", 3600)];
 
-/// `$1` the counted actions' names. One row per action and destination that moved in the
-/// last hour: the action, the destination, the count in the last 5 minutes, in the last hour.
-pub fn moves_sql() -> String {
-    format!(
-        "SELECT e.action, \
-                COALESCE(e.destination, \
-                         (SELECT d.destination FROM job_event_destinations d WHERE d.id = e.id)), \
-                count(*) FILTER (WHERE e.at > now() - make_interval(secs => {short})), \
-                count(*) \
-         FROM job_events e \
-         WHERE e.action = ANY($1::text[]) AND e.at > now() - make_interval(secs => {long}) \
-         GROUP BY 1, 2",
+/// One row per action and destination that moved in the last hour: the action, the
+/// destination, the count in the last 5 minutes, in the last hour; and in every row, whether
+/// the server's clock agreed with `prune`'s bounds (a row of NULLs carries it when nothing
+/// moved). With [`Prune::none`] every partition of the log is planned.
+pub fn moves_sql(prune: &Prune) -> Sql {
+    let mut sql = Sql::new();
+    let names: Vec<String> = COUNTED.iter().map(|a| a.as_str().to_string()).collect();
+    let names = sql.bind(names);
+    let (bounded, lo, hi) = prune.condition(&mut sql, "e.at");
+    sql.text = format!(
+        "SELECT {guard}, m.* FROM (SELECT 1) one LEFT JOIN ( \
+           SELECT e.action, \
+                  COALESCE(e.destination, \
+                           (SELECT d.destination FROM job_event_destinations d WHERE d.id = e.id)), \
+                  count(*) FILTER (WHERE e.at > now() - make_interval(secs => {short})), \
+                  count(*) \
+           FROM job_events e \
+           WHERE e.action = ANY({names}::text[]) AND e.at > now() - make_interval(secs => {long}) \
+             AND {bounded} \
+           GROUP BY 1, 2) m ON true",
+        guard = prune.guard(&lo, &hi),
         short = WINDOWS[0].1,
         long = WINDOWS[1].1,
-    )
+    );
+    sql
+}
+
+/// The window [`moves_sql`] counts in, for its pruning bounds.
+pub fn moves_window() -> std::time::Duration {
+    std::time::Duration::from_secs(WINDOWS[1].1 as u64)
 }
 
 /// Per destination: in_flight jobs whose lease has expired, and when the oldest expired.
@@ -135,19 +152,32 @@ pub struct ExpiredLeaseGroup {
 
 /// The recent moves, sorted as [`COUNTED`] lists the actions, then by destination.
 pub async fn moves<C: GenericClient>(client: &C) -> Result<Vec<MoveCount>> {
-    let names: Vec<&str> = COUNTED.iter().map(|a| a.as_str()).collect();
-    let rows = client.query(&moves_sql(), &[&names]).await?;
+    moves_pruned(client, &Prune::around(moves_window())).await
+}
+
+/// [`moves`] with the pruning bounds given (this machine's clock is one input to them).
+pub async fn moves_pruned<C: GenericClient>(client: &C, prune: &Prune) -> Result<Vec<MoveCount>> {
+    let mut sql = moves_sql(prune);
+    let mut rows = client.query(&sql.text, &sql.params()).await?;
+    if !rows.first().map_or(true, |r| r.get::<_, bool>(0)) {
+        // This machine's clock is more than a day from the server's: count again over
+        // every partition.
+        sql = moves_sql(&Prune::none());
+        rows = client.query(&sql.text, &sql.params()).await?;
+    }
     let mut out = Vec::with_capacity(rows.len());
     for r in &rows {
-        let action: String = r.try_get(0)?;
+        let Some(action) = r.try_get::<_, Option<String>>(1)? else {
+            continue; // the row of NULLs: nothing moved
+        };
         let Ok(action) = action.parse::<Action>() else {
             continue;
         };
         out.push(MoveCount {
             action,
-            destination: r.try_get(1)?,
-            last_5m: r.try_get(2)?,
-            last_1h: r.try_get(3)?,
+            destination: r.try_get(2)?,
+            last_5m: r.try_get(3)?,
+            last_1h: r.try_get(4)?,
         });
     }
     out.sort_by(|a, b| (rank(a.action), &a.destination).cmp(&(rank(b.action), &b.destination)));
@@ -207,6 +237,7 @@ mod tests {
     #[test]
     fn the_short_window_is_inside_the_long_one() {
         assert!(WINDOWS[0].1 < WINDOWS[1].1);
-        assert!(moves_sql().contains("secs => 300") && moves_sql().contains("secs => 3600"));
+        let sql = moves_sql(&Prune::none()).text;
+        assert!(sql.contains("secs => 300") && sql.contains("secs => 3600"));
     }
 }

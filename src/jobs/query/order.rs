@@ -7,7 +7,7 @@ use serde::Serialize;
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
-use super::sql::{secs, Sql};
+use super::sql::{secs, Prune, Sql};
 use crate::error::Result;
 use crate::jobs::state::State;
 
@@ -39,14 +39,20 @@ pub struct OutOfOrder {
 /// instead, it visited every event of the window before finding one old enough.) Ids and
 /// times agree but for transactions that straddle the boundary, and the id found is never
 /// above the largest id older than the window, so the window can only hold a few events
-/// more, never fewer.
-pub fn event_window_sql(window: Duration) -> Sql {
+/// more, never fewer. Second column: whether the server's clock agreed with `prune`'s bounds
+/// (see [`Prune`]; the probe looks back no further than the bounds: an event older than a
+/// day before the window is as good as none, the window then starting at the first event
+/// after the bound, which is older than the window).
+pub fn event_window_sql(window: Duration, prune: &Prune) -> Sql {
     let mut sql = Sql::new();
-    let window = sql.bind(secs(window));
+    let secs_bound = sql.bind(secs(window));
+    let (bounded, lo, hi) = prune.condition(&mut sql, "at");
     sql.text = format!(
         "SELECT COALESCE((SELECT id FROM job_events
-                          WHERE at <= now() - make_interval(secs => {window}::float8)
-                          ORDER BY at DESC, id DESC LIMIT 1), 0)"
+                          WHERE at <= now() - make_interval(secs => {secs_bound}::float8)
+                            AND {bounded}
+                          ORDER BY at DESC, id DESC LIMIT 1), 0), {guard}",
+        guard = prune.guard(&lo, &hi),
     );
     sql
 }
@@ -65,15 +71,19 @@ pub fn event_window_sql(window: Duration) -> Sql {
 /// compare digit by digit: no overflow whatever their length); otherwise they compare
 /// lexically, byte by byte (`COLLATE "C"`), so the order never depends on the database's
 /// locale.
-pub fn out_of_order_sql(after_event: i64) -> Sql {
+///
+/// `prune`: the bounds the window was found with ([`event_window_sql`]); the events after
+/// `after_event` are inside them.
+pub fn out_of_order_sql(after_event: i64, prune: &Prune) -> Sql {
     let mut sql = Sql::new();
     let after = sql.bind(after_event);
+    let (bounded, _, _) = prune.condition(&mut sql, "e.at");
     let accepted = State::Accepted.literal();
     sql.text = format!(
         "WITH recent AS (
             SELECT DISTINCT e.job_id
             FROM job_events e
-            WHERE e.id > {after}::bigint AND e.to_state = {accepted}
+            WHERE e.id > {after}::bigint AND e.to_state = {accepted} AND {bounded}
         )
         SELECT o.tenant_id, o.article_id, o.destination,
                o.id, o.revision_id, o.state_changed_at,
@@ -101,12 +111,29 @@ pub async fn out_of_order<C: GenericClient>(
     client: &C,
     window: Duration,
 ) -> Result<Vec<OutOfOrder>> {
-    let bound = event_window_sql(window);
-    let after: i64 = client
-        .query_one(&bound.text, &bound.params())
-        .await?
-        .try_get(0)?;
-    let sql = out_of_order_sql(after);
+    out_of_order_pruned(client, window, Prune::around(window)).await
+}
+
+/// [`out_of_order`] with the pruning bounds given (this machine's clock is one input to them).
+pub async fn out_of_order_pruned<C: GenericClient>(
+    client: &C,
+    window: Duration,
+    mut prune: Prune,
+) -> Result<Vec<OutOfOrder>> {
+    let bound = event_window_sql(window, &prune);
+    let row = client.query_one(&bound.text, &bound.params()).await?;
+    let mut after: i64 = row.try_get(0)?;
+    if !row.try_get::<_, bool>(1)? {
+        // This machine's clock is more than a day from the server's: look over every
+        // partition.
+        prune = Prune::none();
+        let bound = event_window_sql(window, &prune);
+        after = client
+            .query_one(&bound.text, &bound.params())
+            .await?
+            .try_get(0)?;
+    }
+    let sql = out_of_order_sql(after, &prune);
     let rows = client.query(&sql.text, &sql.params()).await?;
     rows.iter()
         .map(|row| {

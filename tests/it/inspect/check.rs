@@ -171,6 +171,40 @@ async fn accepted_pair(env: &TestEnv, article: &str, first: &str, second: &str) 
     (env.seed(a).await, env.seed(b).await)
 }
 
+/// The out-of-order window's statements plan the log's recent partitions only, with bounds
+/// from this machine's clock; a clock more than a day off finds the same pairs (the statement
+/// notices, and looks again over every partition).
+#[tokio::test]
+async fn out_of_order_finds_the_same_pairs_whatever_this_machines_clock_says() {
+    use reconctl::jobs::query::{out_of_order_pruned, sql::Prune};
+    let env = TestEnv::new().await;
+    accepted_pair(&env, "in-order", "1", "2").await;
+    let (newer, older) = accepted_pair(&env, "late", "10", "9").await;
+    let hour = Duration::from_secs(3600);
+    let want = out_of_order_pruned(&env.client, hour, Prune::none())
+        .await
+        .unwrap();
+    assert_eq!(want.len(), 1, "{want:?}");
+    assert_eq!((want[0].older.id, want[0].newer.id), (older.id, newer.id));
+    let now = chrono::Utc::now();
+    for skew_days in [-400, -3, 0, 3] {
+        let prune = Prune::around_at(now + chrono::Duration::days(skew_days), hour);
+        let got = out_of_order_pruned(&env.client, hour, prune).await.unwrap();
+        assert_eq!(got, want, "skew {skew_days} days");
+        let window = query::event_window_sql(hour, &prune);
+        let row = env
+            .client
+            .query_one(&window.text, &window.params())
+            .await
+            .unwrap();
+        assert_eq!(
+            row.get::<_, bool>(1),
+            skew_days == 0,
+            "skew {skew_days} days"
+        );
+    }
+}
+
 #[tokio::test]
 async fn check_flags_an_older_revision_accepted_after_a_newer_one() {
     let env = TestEnv::new().await;
