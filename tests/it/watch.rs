@@ -577,8 +577,8 @@ async fn the_counters_read_recent_index_ranges_not_the_log() {
             .all(|n| (n.kind != "Seq Scan" || n.read == 0.0) && n.read < 100.0),
         "{nodes:?}"
     );
-    let sql = reconctl::jobs::query::moves::expired_leases_sql();
-    let doc = plan::explain(&env.client, &sql, &[], false).await;
+    let sql = reconctl::jobs::query::moves::expired_leases_sql(Duration::ZERO);
+    let doc = plan::explain(&env.client, &sql.text, &sql.params(), false).await;
     let nodes = plan::nodes(&doc);
     assert!(
         nodes

@@ -234,6 +234,12 @@ fn health_terms(
 pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
     let (mut sql, states, stuck_cutoff, overdue_cutoff) =
         health_terms(stuck_after, uncertain_after);
+    sql.text = health_text(&states, &stuck_cutoff, &overdue_cutoff, "true");
+    sql
+}
+
+/// [`health_sql`]'s text, its rows kept where `gate` holds (a one-time filter).
+fn health_text(states: &str, stuck_cutoff: &str, overdue_cutoff: &str, gate: &str) -> String {
     let bulk = State::bulk().literal();
     // The group's count less its jobs that changed state since the cutoff: a range that
     // holds what arrived within the window, however large the backlog before it grows.
@@ -246,7 +252,7 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
              ELSE 0 END"
         )
     };
-    sql.text = format!(
+    format!(
         "WITH g AS MATERIALIZED (
             SELECT c.state, c.destination, c.n, {probe} AS oldest
             FROM (SELECT state, destination, sum(n)::bigint AS n FROM job_counters
@@ -255,12 +261,11 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
                 EXISTS (SELECT 1 FROM destination_pauses p WHERE p.destination = g.destination
                         AND (p.until IS NULL OR p.until > now())),
                 {stuck_cutoff}
-         FROM g",
+         FROM g WHERE {gate}",
         probe = oldest_probe("c"),
-        stuck_count = before(&stuck_cutoff),
-        overdue_count = before(&overdue_cutoff),
-    );
-    sql
+        stuck_count = before(stuck_cutoff),
+        overdue_count = before(overdue_cutoff),
+    )
 }
 
 /// Before the counters are built: one pass of an index-only scan of
@@ -268,7 +273,13 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
 pub fn health_scan_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
     let (mut sql, states, stuck_cutoff, overdue_cutoff) =
         health_terms(stuck_after, uncertain_after);
-    sql.text = format!(
+    sql.text = health_scan_text(&states, &stuck_cutoff, &overdue_cutoff, "true");
+    sql
+}
+
+/// [`health_scan_sql`]'s text, its rows kept where `gate` holds (a one-time filter).
+fn health_scan_text(states: &str, stuck_cutoff: &str, overdue_cutoff: &str, gate: &str) -> String {
+    format!(
         "SELECT state, count(*), min(state_changed_at),
                 count(*) FILTER (WHERE state_changed_at < {stuck_cutoff}),
                 count(*) FILTER (WHERE state_changed_at < {overdue_cutoff}),
@@ -277,41 +288,27 @@ pub fn health_scan_sql(stuck_after: Duration, uncertain_after: Option<Duration>)
                     WHERE p.until IS NULL OR p.until > now()),
                 {stuck_cutoff}
          FROM publication_jobs
-         WHERE state IN ({states})
+         WHERE state IN ({states}) AND {gate}
          GROUP BY state, destination"
-    );
-    sql
+    )
 }
 
-/// `$1` seconds: how many in_flight jobs hold a lease that expired more than that long ago,
-/// and the oldest expiry; with the clock. Counted from the side that stays small however
-/// long the incident: all in_flight jobs (their counters) less those whose lease ends after
-/// the cutoff (the live leases: about one per worker), a range of `ix_publication_jobs_lease`
-/// read from the index only; the oldest expiry is its first entry.
-pub fn expired_leases_sql(ago: Duration) -> Sql {
-    let mut sql = Sql::new();
-    let ago = sql.bind(secs(ago));
-    let in_flight = State::leased().literal();
-    let cutoff = format!("(SELECT now() - make_interval(secs => {ago}::float8))");
+/// What `check` runs: [`health_sql`] once the counters are built, [`health_scan_sql`]
+/// before, gated on `job_counters_build` inside the statement (one-time filters: the branch
+/// not taken is not run), so no round trip asks first.
+pub fn health_gated_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
+    let (mut sql, states, stuck_cutoff, overdue_cutoff) =
+        health_terms(stuck_after, uncertain_after);
+    let built = "(SELECT coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false))";
     sql.text = format!(
-        "SELECT now(),
-                (SELECT coalesce(sum(n), 0)::bigint FROM job_counters WHERE state = {in_flight})
-                - (SELECT count(*) FROM publication_jobs
-                   WHERE state = {in_flight} AND lease_expires_at >= {cutoff}),
-                (SELECT min(lease_expires_at) FROM publication_jobs
-                 WHERE state = {in_flight} AND lease_expires_at < {cutoff})"
-    );
-    sql
-}
-
-/// Before the counters are built: [`expired_leases_sql`] as a range of the expired ones.
-pub fn expired_leases_scan_sql(ago: Duration) -> Sql {
-    let mut sql = Sql::new();
-    let ago = sql.bind(secs(ago));
-    let in_flight = State::leased().literal();
-    sql.text = format!(
-        "SELECT now(), count(*), min(lease_expires_at) FROM publication_jobs
-         WHERE state = {in_flight} AND lease_expires_at < now() - make_interval(secs => {ago}::float8)"
+        "({}) UNION ALL ({})",
+        health_text(&states, &stuck_cutoff, &overdue_cutoff, built),
+        health_scan_text(
+            &states,
+            &stuck_cutoff,
+            &overdue_cutoff,
+            &format!("NOT {built}")
+        ),
     );
     sql
 }
@@ -321,24 +318,15 @@ pub async fn health<C: GenericClient>(
     stuck_after: Duration,
     uncertain_after: Option<Duration>,
 ) -> Result<Health> {
-    let built = crate::jobs::counters::is_built(client).await?;
-    let grouped = if built {
-        health_sql(stuck_after, uncertain_after)
-    } else {
-        health_scan_sql(stuck_after, uncertain_after)
-    };
-    let leases = if built {
-        expired_leases_sql(stuck_after)
-    } else {
-        expired_leases_scan_sql(stuck_after)
-    };
-    let (grouped_params, lease_params) = (grouped.params(), leases.params());
-    let (rows, lease) = futures::try_join!(
-        client.query(&grouped.text, &grouped_params),
-        client.query_one(&leases.text, &lease_params),
+    let grouped = health_gated_sql(stuck_after, uncertain_after);
+    let params = grouped.params();
+    let (rows, leases, now) = futures::try_join!(
+        async { Ok::<_, Error>(client.query(&grouped.text, &params).await?) },
+        super::moves::expired_leases(client, stuck_after),
+        async { Ok::<_, Error>(client.query_one("SELECT now()", &[]).await?) },
     )?;
     let mut h = Health {
-        now: lease.try_get(0)?,
+        now: now.try_get(0)?,
         uncertain: 0,
         oldest_uncertain: None,
         uncertain_overdue: 0,
@@ -346,8 +334,8 @@ pub async fn health<C: GenericClient>(
         oldest_conflict: None,
         waiting: 0,
         oldest_waiting: None,
-        expired_leases: lease.try_get(1)?,
-        oldest_expired_lease: lease.try_get(2)?,
+        expired_leases: leases.iter().map(|g| g.count).sum(),
+        oldest_expired_lease: leases.iter().map(|g| g.oldest_expired_at).min(),
         waiting_paused: 0,
     };
     let earliest = |a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>| match (a, b) {

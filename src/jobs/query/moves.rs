@@ -92,34 +92,43 @@ pub fn moves_window() -> std::time::Duration {
     std::time::Duration::from_secs(WINDOWS[1].1 as u64)
 }
 
-/// Per destination: in_flight jobs whose lease has expired, and when the oldest expired.
-/// With the counters built: the destination's in_flight count less its live leases (one
-/// snapshot, so exact), and a probe for its oldest expiry; before: a range of the expired
-/// ones. The two branches are gated on `job_counters_build` inside the statement (a one-time
-/// filter: the branch not taken is not run), so no round trip asks first.
-pub fn expired_leases_sql() -> String {
-    format!(
-        "WITH built AS (SELECT coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false) AS yes) \
+/// `$1` seconds. Per destination: in_flight jobs whose lease expired more than that long ago
+/// (0: expired at all, for `status -v` and `metrics`; `--stuck-after`, for `check`, which sums
+/// the rows), and when the oldest expired. With the counters built: the destination's
+/// in_flight count less its leases that end after the cutoff (one snapshot, so exact; those
+/// are the live leases and the ones that expired within the cutoff, a range of
+/// `ix_publication_jobs_lease_destination` read from the index only), and a probe for its
+/// oldest expiry; before: a range of the expired ones. The two branches are gated on
+/// `job_counters_build` inside the statement (a one-time filter: the branch not taken is not
+/// run), so no round trip asks first. The cutoff is computed once (an InitPlan).
+pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
+    let mut sql = Sql::new();
+    let ago = sql.bind(ago.as_secs_f64());
+    sql.text = format!(
+        "WITH built AS (SELECT coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false) AS yes), \
+              cutoff AS (SELECT now() - make_interval(secs => {ago}::float8) AS at) \
          SELECT destination, n, oldest FROM ( \
              SELECT f.destination, f.n - coalesce(l.n, 0) AS n, o.oldest \
              FROM (SELECT destination, sum(n)::bigint AS n FROM job_counters \
                    WHERE state = {leased} GROUP BY destination HAVING sum(n) <> 0) f \
              LEFT JOIN (SELECT destination, count(*) AS n FROM publication_jobs \
-                        WHERE state = {leased} AND lease_expires_at >= now() \
+                        WHERE state = {leased} AND lease_expires_at >= (SELECT at FROM cutoff) \
                         GROUP BY destination) l USING (destination) \
              CROSS JOIN LATERAL ( \
                  SELECT j.lease_expires_at AS oldest FROM publication_jobs j \
                  WHERE j.state = {leased} AND j.destination = f.destination \
-                   AND j.lease_expires_at < now() \
+                   AND j.lease_expires_at < (SELECT at FROM cutoff) \
                  ORDER BY j.lease_expires_at, j.destination LIMIT 1) o \
              WHERE (SELECT yes FROM built) \
              UNION ALL \
              SELECT destination, count(*), min(lease_expires_at) FROM publication_jobs \
-             WHERE state = {leased} AND lease_expires_at < now() AND NOT (SELECT yes FROM built) \
+             WHERE state = {leased} AND lease_expires_at < (SELECT at FROM cutoff) \
+               AND NOT (SELECT yes FROM built) \
              GROUP BY destination) e \
          WHERE n > 0 AND oldest IS NOT NULL",
         leased = State::leased().literal()
-    )
+    );
+    sql
 }
 
 /// How often one action moved one destination's jobs.
@@ -184,9 +193,13 @@ pub async fn moves_pruned<C: GenericClient>(client: &C, prune: &Prune) -> Result
     Ok(out)
 }
 
-/// The expired leases per destination, by destination.
-pub async fn expired_leases<C: GenericClient>(client: &C) -> Result<Vec<ExpiredLeaseGroup>> {
-    let rows = client.query(&expired_leases_sql(), &[]).await?;
+/// The leases expired more than `ago` ago, per destination, by destination.
+pub async fn expired_leases<C: GenericClient>(
+    client: &C,
+    ago: std::time::Duration,
+) -> Result<Vec<ExpiredLeaseGroup>> {
+    let sql = expired_leases_sql(ago);
+    let rows = client.query(&sql.text, &sql.params()).await?;
     let mut out = rows
         .iter()
         .map(|r| {
@@ -209,7 +222,10 @@ pub struct Recent {
 
 impl Recent {
     pub async fn read<C: GenericClient>(client: &C) -> Result<Recent> {
-        let (moves, leases) = futures::try_join!(moves(client), expired_leases(client))?;
+        let (moves, leases) = futures::try_join!(
+            moves(client),
+            expired_leases(client, std::time::Duration::ZERO)
+        )?;
         Ok(Recent { moves, leases })
     }
 }
