@@ -155,20 +155,20 @@ fn report(args: &Args, h: &Health, ooo: Vec<OutOfOrder>, pauses: &Pauses) -> Che
                     .collect();
                 format!(
                     "; {} of them wait for a paused destination ({})",
-                    h.waiting_paused,
+                    thousands(h.waiting_paused),
                     names.join(", ")
                 )
             };
             parts.push(format!(
                 "{} pending or safe_to_retry for more than {stuck_after} (the oldest for {}{paused})",
-                h.waiting,
+                thousands(h.waiting),
                 since(now, h.oldest_waiting)
             ));
         }
         if h.expired_leases > 0 {
             parts.push(format!(
                 "{} in_flight with a lease expired more than {stuck_after} ago (the oldest {} ago; is `reconctl sweep leases` running?)",
-                h.expired_leases,
+                thousands(h.expired_leases),
                 since(now, h.oldest_expired_lease)
             ));
         }
