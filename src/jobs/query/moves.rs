@@ -121,12 +121,19 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
                  ORDER BY j.lease_expires_at, j.destination LIMIT 1) o \
              WHERE (SELECT yes FROM built) \
              UNION ALL \
-             SELECT destination, count(*), min(lease_expires_at) FROM publication_jobs \
-             WHERE state = {leased} AND lease_expires_at < (SELECT at FROM cutoff) \
-               AND NOT (SELECT yes FROM built) \
-             GROUP BY destination) e \
+             {unbuilt}) e \
          WHERE n > 0 AND oldest IS NOT NULL",
-        leased = State::leased().literal()
+        leased = State::leased().literal(),
+        unbuilt = super::counts::gated_scan(
+            &format!(
+                "SELECT destination, count(*) AS n, min(lease_expires_at) AS oldest \
+                 FROM publication_jobs \
+                 WHERE state = {} AND lease_expires_at < (SELECT at FROM cutoff) \
+                 GROUP BY destination",
+                State::leased().literal()
+            ),
+            "NOT (SELECT yes FROM built)"
+        ),
     );
     sql
 }
