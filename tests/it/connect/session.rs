@@ -112,3 +112,41 @@ async fn without_user_or_logname_the_actor_is_the_os_user() {
     assert!(actor.starts_with(&format!("{me}@")), "{actor}");
     assert!(!actor.starts_with("unknown@"), "{actor}");
 }
+
+/// Every session reconctl opens runs without JIT compilation (its statements are index
+/// probes; a plan whose estimated cost crosses `jit_above_cost`, such as a branch that will
+/// not run, would otherwise compile for hundreds of milliseconds), unless the settings' own
+/// options turn it on again.
+#[tokio::test]
+async fn sessions_run_without_jit_unless_the_options_ask_for_it() {
+    use reconctl::db::{SessionLimits, Target};
+    let env = TestEnv::new().await;
+    let jit = |url: String| async move {
+        let c = Target::resolve(Some(&url), &SessionLimits::default())
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        c.query_one("SELECT current_setting('jit')", &[])
+            .await
+            .unwrap()
+            .get::<_, String>(0)
+    };
+    // The server's default is on (PostgreSQL's own), as a plain session sees: the control.
+    let (plain, conn) = tokio_postgres::connect(&env.url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let server: String = plain
+        .query_one("SELECT current_setting('jit')", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(server, "on");
+    assert_eq!(jit(env.url.clone()).await, "off");
+    let sep = if env.url.contains('?') { '&' } else { '?' };
+    assert_eq!(
+        jit(format!("{}{sep}options=-c%20jit%3Don", env.url)).await,
+        "on"
+    );
+}
