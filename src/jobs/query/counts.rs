@@ -234,12 +234,6 @@ fn health_terms(
 pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
     let (mut sql, states, stuck_cutoff, overdue_cutoff) =
         health_terms(stuck_after, uncertain_after);
-    sql.text = health_text(&states, &stuck_cutoff, &overdue_cutoff, "true");
-    sql
-}
-
-/// [`health_sql`]'s text, its rows kept where `gate` holds (a one-time filter).
-fn health_text(states: &str, stuck_cutoff: &str, overdue_cutoff: &str, gate: &str) -> String {
     let bulk = State::bulk().literal();
     // The group's count less its jobs that changed state since the cutoff: a range that
     // holds what arrived within the window, however large the backlog before it grows.
@@ -252,7 +246,7 @@ fn health_text(states: &str, stuck_cutoff: &str, overdue_cutoff: &str, gate: &st
              ELSE 0 END"
         )
     };
-    format!(
+    sql.text = format!(
         "WITH g AS MATERIALIZED (
             SELECT c.state, c.destination, c.n, {probe} AS oldest
             FROM (SELECT state, destination, sum(n)::bigint AS n FROM job_counters
@@ -261,11 +255,12 @@ fn health_text(states: &str, stuck_cutoff: &str, overdue_cutoff: &str, gate: &st
                 EXISTS (SELECT 1 FROM destination_pauses p WHERE p.destination = g.destination
                         AND (p.until IS NULL OR p.until > now())),
                 {stuck_cutoff}
-         FROM g WHERE {gate}",
+         FROM g",
         probe = oldest_probe("c"),
-        stuck_count = before(stuck_cutoff),
-        overdue_count = before(overdue_cutoff),
-    )
+        stuck_count = before(&stuck_cutoff),
+        overdue_count = before(&overdue_cutoff),
+    );
+    sql
 }
 
 /// Before the counters are built: one pass of an index-only scan of
@@ -273,13 +268,7 @@ fn health_text(states: &str, stuck_cutoff: &str, overdue_cutoff: &str, gate: &st
 pub fn health_scan_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
     let (mut sql, states, stuck_cutoff, overdue_cutoff) =
         health_terms(stuck_after, uncertain_after);
-    sql.text = health_scan_text(&states, &stuck_cutoff, &overdue_cutoff, "true");
-    sql
-}
-
-/// [`health_scan_sql`]'s text, its rows kept where `gate` holds (a one-time filter).
-fn health_scan_text(states: &str, stuck_cutoff: &str, overdue_cutoff: &str, gate: &str) -> String {
-    format!(
+    sql.text = format!(
         "SELECT state, count(*), min(state_changed_at),
                 count(*) FILTER (WHERE state_changed_at < {stuck_cutoff}),
                 count(*) FILTER (WHERE state_changed_at < {overdue_cutoff}),
@@ -288,36 +277,10 @@ fn health_scan_text(states: &str, stuck_cutoff: &str, overdue_cutoff: &str, gate
                     WHERE p.until IS NULL OR p.until > now()),
                 {stuck_cutoff}
          FROM publication_jobs
-         WHERE state IN ({states}) AND {gate}
+         WHERE state IN ({states})
          GROUP BY state, destination"
-    )
-}
-
-/// What `check` runs: [`health_sql`] once the counters are built, [`health_scan_sql`]
-/// before, gated on `job_counters_build` inside the statement (one-time filters: the branch
-/// not taken is not run), so no round trip asks first. The scan's gate stays above it
-/// ([`gated_scan`]): on a large table the planner gives the scan parallel workers, and a
-/// gate pushed down into them would still start them, 4–5 ms for nothing.
-pub fn health_gated_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> Sql {
-    let (mut sql, states, stuck_cutoff, overdue_cutoff) =
-        health_terms(stuck_after, uncertain_after);
-    let built = "(SELECT coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false))";
-    sql.text = format!(
-        "({}) UNION ALL ({})",
-        health_text(&states, &stuck_cutoff, &overdue_cutoff, built),
-        gated_scan(
-            &health_scan_text(&states, &stuck_cutoff, &overdue_cutoff, "true"),
-            &format!("NOT {built}")
-        ),
     );
     sql
-}
-
-/// `scan` (a whole SELECT) run only when `gate` (an expression of no row) holds: the gate is
-/// a one-time filter above the scan, never pushed into it (`OFFSET 0` keeps the subquery
-/// whole), so when it is false nothing below it starts, parallel workers included.
-pub fn gated_scan(scan: &str, gate: &str) -> String {
-    format!("SELECT * FROM ({scan} OFFSET 0) gated WHERE {gate}")
 }
 
 pub async fn health<C: GenericClient>(
@@ -325,13 +288,29 @@ pub async fn health<C: GenericClient>(
     stuck_after: Duration,
     uncertain_after: Option<Duration>,
 ) -> Result<Health> {
-    let grouped = health_gated_sql(stuck_after, uncertain_after);
-    let params = grouped.params();
-    let (rows, leases, now) = futures::try_join!(
-        async { Ok::<_, Error>(client.query(&grouped.text, &params).await?) },
+    // The counted form is sent at once, beside the question whether the counters are built:
+    // they are, but for the moments between V10 and migrate's build, when the scan runs
+    // after (one statement planned in the common case, not two, and no round trip first).
+    let counted = health_sql(stuck_after, uncertain_after);
+    let params = counted.params();
+    let (mut rows, now, leases) = futures::try_join!(
+        async { Ok::<_, Error>(client.query(&counted.text, &params).await?) },
+        async {
+            Ok::<_, Error>(
+                client
+                    .query_one(
+                        "SELECT now(), coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false)",
+                        &[],
+                    )
+                    .await?,
+            )
+        },
         super::moves::expired_leases(client, stuck_after),
-        async { Ok::<_, Error>(client.query_one("SELECT now()", &[]).await?) },
     )?;
+    if !now.try_get::<_, bool>(1)? {
+        let scan = health_scan_sql(stuck_after, uncertain_after);
+        rows = client.query(&scan.text, &scan.params()).await?;
+    }
     let mut h = Health {
         now: now.try_get(0)?,
         uncertain: 0,

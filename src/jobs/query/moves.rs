@@ -124,7 +124,7 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
              {unbuilt}) e \
          WHERE n > 0 AND oldest IS NOT NULL",
         leased = State::leased().literal(),
-        unbuilt = super::counts::gated_scan(
+        unbuilt = gated_scan(
             &format!(
                 "SELECT destination, count(*) AS n, min(lease_expires_at) AS oldest \
                  FROM publication_jobs \
@@ -136,6 +136,13 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
         ),
     );
     sql
+}
+
+/// `scan` (a whole SELECT) run only when `gate` (an expression of no row) holds: the gate is
+/// a one-time filter above the scan, never pushed into it (`OFFSET 0` keeps the subquery
+/// whole), so when it is false nothing below it starts, parallel workers included.
+fn gated_scan(scan: &str, gate: &str) -> String {
+    format!("SELECT * FROM ({scan} OFFSET 0) gated WHERE {gate}")
 }
 
 /// How often one action moved one destination's jobs.
