@@ -11,8 +11,9 @@
 //!   or for the events written before V6 a primary-key probe of `job_event_destinations`,
 //!   made only for those (`COALESCE` evaluates its second argument only when the first is
 //!   NULL). The log's monthly partitions outside the hour (with a day's margin) are left out
-//!   when the statement is planned ([`Prune`]). The routine traffic of workers (reserve, claim, renew, mark_sent, complete) is
-//!   not counted: it is most of the log, and the open states' counts already show it.
+//!   when the statement is planned ([`Prune`]). The routine traffic of workers (reserve,
+//!   claim, renew, mark_sent, complete) is not counted: it is most of the log, and the open
+//!   states' counts already show it.
 //! * expired leases: per destination, its in_flight jobs from the counters (migrations/V10)
 //!   less its live leases, a range of `ix_publication_jobs_lease_destination` read from now
 //!   on. Live leases are held by live workers, about one per worker, whatever the table's
@@ -100,24 +101,26 @@ pub fn moves_window() -> std::time::Duration {
 /// `ix_publication_jobs_lease_destination` read from the index only), and a probe for its
 /// oldest expiry; before: a range of the expired ones. The two branches are gated on
 /// `job_counters_build` inside the statement (a one-time filter: the branch not taken is not
-/// run), so no round trip asks first. The cutoff is computed once (an InitPlan).
+/// run), so no round trip asks first. The cutoff is written out where it is used, not
+/// computed once in a subquery: the planner then knows its value when it estimates each
+/// range (a subquery's value it would guess at a third of the in_flight jobs).
 pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     let mut sql = Sql::new();
     let ago = sql.bind(ago.as_secs_f64());
+    let cutoff = format!("(now() - make_interval(secs => {ago}::float8))");
     sql.text = format!(
-        "WITH built AS (SELECT coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false) AS yes), \
-              cutoff AS (SELECT now() - make_interval(secs => {ago}::float8) AS at) \
+        "WITH built AS (SELECT coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false) AS yes) \
          SELECT destination, n, oldest FROM ( \
              SELECT f.destination, f.n - coalesce(l.n, 0) AS n, o.oldest \
              FROM (SELECT destination, sum(n)::bigint AS n FROM job_counters \
                    WHERE state = {leased} GROUP BY destination HAVING sum(n) <> 0) f \
              LEFT JOIN (SELECT destination, count(*) AS n FROM publication_jobs \
-                        WHERE state = {leased} AND lease_expires_at >= (SELECT at FROM cutoff) \
+                        WHERE state = {leased} AND lease_expires_at >= {cutoff} \
                         GROUP BY destination) l USING (destination) \
              CROSS JOIN LATERAL ( \
                  SELECT j.lease_expires_at AS oldest FROM publication_jobs j \
                  WHERE j.state = {leased} AND j.destination = f.destination \
-                   AND j.lease_expires_at < (SELECT at FROM cutoff) \
+                   AND j.lease_expires_at < {cutoff} \
                  ORDER BY j.lease_expires_at, j.destination LIMIT 1) o \
              WHERE (SELECT yes FROM built) \
              UNION ALL \
@@ -128,7 +131,7 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
             &format!(
                 "SELECT destination, count(*) AS n, min(lease_expires_at) AS oldest \
                  FROM publication_jobs \
-                 WHERE state = {} AND lease_expires_at < (SELECT at FROM cutoff) \
+                 WHERE state = {} AND lease_expires_at < {cutoff} \
                  GROUP BY destination",
                 State::leased().literal()
             ),
