@@ -292,17 +292,15 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
     // table: the live leases' range and, per destination, a probe for its oldest expiry.
     // The expired leases (one statement for check's cutoff and for status -v's and
     // metrics'): the branch for counters not yet built (planned, not run) may be planned on
-    // either lease index; the built branch, run, reads the lease index only.
-    fn ran(plan: &Value, out: &mut Vec<(String, String, String)>) {
+    // either lease index; the built branch, run, reads the lease index only (an index-only
+    // scan: whether it then visits the heap is the visibility map's business, which a
+    // concurrent test's open transaction can hold back).
+    fn ran(plan: &Value, out: &mut Vec<(String, String)>) {
         if plan["Actual Loops"].as_f64().unwrap_or(0.0) > 0.0
             && plan["Relation Name"].as_str() == Some("publication_jobs")
         {
             let s = |k: &str| plan[k].as_str().unwrap_or("").to_string();
-            out.push((
-                s("Node Type"),
-                s("Index Name"),
-                plan["Heap Fetches"].to_string(),
-            ));
+            out.push((s("Node Type"), s("Index Name")));
         }
         for p in plan["Plans"].as_array().into_iter().flatten() {
             ran(p, out);
@@ -324,11 +322,8 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
         ran(&doc, &mut reads);
         assert!(
             !reads.is_empty()
-                && reads
-                    .iter()
-                    .all(|(kind, index, fetches)| kind == "Index Only Scan"
-                        && index.starts_with("ix_publication_jobs_lease")
-                        && fetches == "0"),
+                && reads.iter().all(|(kind, index)| kind == "Index Only Scan"
+                    && index.starts_with("ix_publication_jobs_lease")),
             "{name}: {reads:?}"
         );
     }
