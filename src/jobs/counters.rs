@@ -29,6 +29,10 @@ pub const BASE_SLOT: i16 = -1;
 /// by `doctor --recount`)?
 pub const BUILT_SQL: &str = "SELECT built_at IS NOT NULL FROM job_counters_build";
 
+/// [`BUILT_SQL`] as an expression, for a statement that asks it beside its own work.
+pub const BUILT_EXPR: &str =
+    "coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false)";
+
 /// In one snapshot: every group whose real count differs from its counters.
 pub const DIFFERENCES_SQL: &str = "\
     WITH counted AS (SELECT state, destination, count(*)::bigint AS n

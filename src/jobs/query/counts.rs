@@ -293,13 +293,13 @@ pub async fn health<C: GenericClient>(
     // after (one statement planned in the common case, not two, and no round trip first).
     let counted = health_sql(stuck_after, uncertain_after);
     let params = counted.params();
-    let (mut rows, now, leases) = futures::try_join!(
+    let (mut rows, clock, leases) = futures::try_join!(
         async { Ok::<_, Error>(client.query(&counted.text, &params).await?) },
         async {
             Ok::<_, Error>(
                 client
                     .query_one(
-                        "SELECT now(), coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false)",
+                        &format!("SELECT now(), {}", crate::jobs::counters::BUILT_EXPR),
                         &[],
                     )
                     .await?,
@@ -307,12 +307,12 @@ pub async fn health<C: GenericClient>(
         },
         super::moves::expired_leases(client, stuck_after),
     )?;
-    if !now.try_get::<_, bool>(1)? {
+    if !clock.try_get::<_, bool>(1)? {
         let scan = health_scan_sql(stuck_after, uncertain_after);
         rows = client.query(&scan.text, &scan.params()).await?;
     }
     let mut h = Health {
-        now: now.try_get(0)?,
+        now: clock.try_get(0)?,
         uncertain: 0,
         oldest_uncertain: None,
         uncertain_overdue: 0,

@@ -108,8 +108,10 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     let mut sql = Sql::new();
     let ago = sql.bind(ago.as_secs_f64());
     let cutoff = format!("(now() - make_interval(secs => {ago}::float8))");
+    let leased = State::leased().literal();
+    let built = crate::jobs::counters::BUILT_EXPR;
     sql.text = format!(
-        "WITH built AS (SELECT coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false) AS yes) \
+        "WITH built AS (SELECT {built} AS yes) \
          SELECT destination, n, oldest FROM ( \
              SELECT f.destination, f.n - coalesce(l.n, 0) AS n, o.oldest \
              FROM (SELECT destination, sum(n)::bigint AS n FROM job_counters \
@@ -126,14 +128,12 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
              UNION ALL \
              {unbuilt}) e \
          WHERE n > 0 AND oldest IS NOT NULL",
-        leased = State::leased().literal(),
         unbuilt = gated_scan(
             &format!(
                 "SELECT destination, count(*) AS n, min(lease_expires_at) AS oldest \
                  FROM publication_jobs \
-                 WHERE state = {} AND lease_expires_at < {cutoff} \
-                 GROUP BY destination",
-                State::leased().literal()
+                 WHERE state = {leased} AND lease_expires_at < {cutoff} \
+                 GROUP BY destination"
             ),
             "NOT (SELECT yes FROM built)"
         ),
@@ -183,14 +183,7 @@ pub async fn moves<C: GenericClient>(client: &C) -> Result<Vec<MoveCount>> {
 
 /// [`moves`] with the pruning bounds given (this machine's clock is one input to them).
 pub async fn moves_pruned<C: GenericClient>(client: &C, prune: &Prune) -> Result<Vec<MoveCount>> {
-    let mut sql = moves_sql(prune);
-    let mut rows = client.query(&sql.text, &sql.params()).await?;
-    if !rows.first().map_or(true, |r| r.get::<_, bool>(0)) {
-        // This machine's clock is more than a day from the server's: count again over
-        // every partition.
-        sql = moves_sql(&Prune::none());
-        rows = client.query(&sql.text, &sql.params()).await?;
-    }
+    let (rows, _) = prune.query(client, 0, moves_sql).await?;
     let mut out = Vec::with_capacity(rows.len());
     for r in &rows {
         let Some(action) = r.try_get::<_, Option<String>>(1)? else {

@@ -8,7 +8,7 @@ use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::sql::{secs, Prune, Sql};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::jobs::state::State;
 
 /// One job of an out-of-order pair.
@@ -118,21 +118,15 @@ pub async fn out_of_order<C: GenericClient>(
 pub async fn out_of_order_pruned<C: GenericClient>(
     client: &C,
     window: Duration,
-    mut prune: Prune,
+    prune: Prune,
 ) -> Result<Vec<OutOfOrder>> {
-    let bound = event_window_sql(window, &prune);
-    let row = client.query_one(&bound.text, &bound.params()).await?;
-    let mut after: i64 = row.try_get(0)?;
-    if !row.try_get::<_, bool>(1)? {
-        // This machine's clock is more than a day from the server's: look over every
-        // partition.
-        prune = Prune::none();
-        let bound = event_window_sql(window, &prune);
-        after = client
-            .query_one(&bound.text, &bound.params())
-            .await?
-            .try_get(0)?;
-    }
+    let (bound, prune) = prune
+        .query(client, 1, |p| event_window_sql(window, p))
+        .await?;
+    let after: i64 = bound
+        .first()
+        .ok_or_else(|| Error::bug("the event window's statement returned no row"))?
+        .try_get(0)?;
     let sql = out_of_order_sql(after, &prune);
     let rows = client.query(&sql.text, &sql.params()).await?;
     rows.iter()

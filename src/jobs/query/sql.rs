@@ -169,8 +169,25 @@ impl Prune {
         }
     }
 
-    pub fn is_none(&self) -> bool {
-        self.lo.is_none() && self.hi.is_none()
+    /// Run the statement `build` makes for these bounds. When its guard (the boolean column
+    /// `guard` of its first row: [`Prune::guard`]) says the server's clock is outside them,
+    /// run it again without bounds. Returns the rows and the bounds they were read with.
+    pub async fn query<C: GenericClient>(
+        self,
+        client: &C,
+        guard: usize,
+        build: impl Fn(&Prune) -> Sql,
+    ) -> std::result::Result<(Vec<Row>, Prune), tokio_postgres::Error> {
+        let sql = build(&self);
+        let rows = client.query(&sql.text, &sql.params()).await?;
+        match rows.first() {
+            Some(first) if !first.try_get::<_, bool>(guard)? => {
+                // This machine's clock is more than a day from the server's: every partition.
+                let sql = build(&Prune::none());
+                Ok((client.query(&sql.text, &sql.params()).await?, Prune::none()))
+            }
+            _ => Ok((rows, self)),
+        }
     }
 
     /// The condition on `column` (an event's `at`) that keeps the window's events and lets

@@ -119,34 +119,21 @@ async fn without_user_or_logname_the_actor_is_the_os_user() {
 /// options turn it on again.
 #[tokio::test]
 async fn sessions_run_without_jit_unless_the_options_ask_for_it() {
-    use reconctl::db::{SessionLimits, Target};
-    let env = TestEnv::new().await;
-    let jit = |url: String| async move {
-        let c = Target::resolve(Some(&url), &SessionLimits::default())
-            .unwrap()
-            .connect()
-            .await
-            .unwrap();
+    async fn jit(c: &tokio_postgres::Client) -> String {
         c.query_one("SELECT current_setting('jit')", &[])
             .await
             .unwrap()
-            .get::<_, String>(0)
-    };
+            .get(0)
+    }
+    let env = TestEnv::new().await;
     // The server's default is on (PostgreSQL's own), as a plain session sees: the control.
     let (plain, conn) = tokio_postgres::connect(&env.url, tokio_postgres::NoTls)
         .await
         .unwrap();
     tokio::spawn(conn);
-    let server: String = plain
-        .query_one("SELECT current_setting('jit')", &[])
-        .await
-        .unwrap()
-        .get(0);
-    assert_eq!(server, "on");
-    assert_eq!(jit(env.url.clone()).await, "off");
+    assert_eq!(jit(&plain).await, "on");
+    assert_eq!(jit(&connect_url(&env.url).await).await, "off");
     let sep = if env.url.contains('?') { '&' } else { '?' };
-    assert_eq!(
-        jit(format!("{}{sep}options=-c%20jit%3Don", env.url)).await,
-        "on"
-    );
+    let asked = connect_url(&format!("{}{sep}options=-c%20jit%3Don", env.url)).await;
+    assert_eq!(jit(&asked).await, "on");
 }
