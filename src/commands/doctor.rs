@@ -415,9 +415,10 @@ async fn counter_checks(ctx: &Context, recount: bool, checks: &mut Vec<Check>) -
                 .iter()
                 .map(|d| {
                     format!(
-                        "{} at {}: counters said {}, the table holds {}",
+                        "{} at {}{}: counters said {}, the table holds {}",
                         d.state,
                         crate::ui::escape(&d.destination),
+                        d.minute_label(),
                         d.counters,
                         d.counted
                     )

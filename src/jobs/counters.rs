@@ -33,32 +33,62 @@ pub const BUILT_SQL: &str = "SELECT built_at IS NOT NULL FROM job_counters_build
 pub const BUILT_EXPR: &str =
     "coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false)";
 
-/// In one snapshot: every group whose real count differs from its counters.
-pub const DIFFERENCES_SQL: &str = "\
-    WITH counted AS (SELECT state, destination, count(*)::bigint AS n
-                     FROM publication_jobs GROUP BY state, destination),
-         kept AS (SELECT state, destination, sum(n)::bigint AS n
-                  FROM job_counters GROUP BY state, destination)
-    SELECT coalesce(c.state, k.state), coalesce(c.destination, k.destination),
-           coalesce(c.n, 0), coalesce(k.n, 0)
-    FROM counted c FULL JOIN kept k ON k.state = c.state AND k.destination = c.destination
-    WHERE coalesce(c.n, 0) <> coalesce(k.n, 0)
-    ORDER BY 1, 2";
+/// A job row's counter minute (migrations/V14): for an in_flight job the minute its lease
+/// expires, 0 for every other state. The triggers write the same expression (a test holds
+/// the two together).
+pub const MINUTE_EXPR: &str = "CASE WHEN state = 'in_flight' THEN coalesce(floor(extract(epoch FROM lease_expires_at) / 60)::bigint, 0) ELSE 0 END";
 
-/// `$1` state, `$2` destination, `$3` the change: added to the base slot.
+/// In one snapshot: every group (and in_flight minute) whose real count differs from its
+/// counters.
+pub static DIFFERENCES_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "WITH counted AS (SELECT state, destination, {MINUTE_EXPR} AS lease_minute, count(*)::bigint AS n
+                         FROM publication_jobs GROUP BY 1, 2, 3),
+             kept AS (SELECT state, destination, lease_minute, sum(n)::bigint AS n
+                      FROM job_counters GROUP BY 1, 2, 3)
+        SELECT coalesce(c.state, k.state), coalesce(c.destination, k.destination),
+               coalesce(c.lease_minute, k.lease_minute), coalesce(c.n, 0), coalesce(k.n, 0)
+        FROM counted c FULL JOIN kept k ON k.state = c.state AND k.destination = c.destination
+                                        AND k.lease_minute = c.lease_minute
+        WHERE coalesce(c.n, 0) <> coalesce(k.n, 0)
+        ORDER BY 1, 2, 3"
+    )
+});
+
+/// `$1` state, `$2` destination, `$3` minute, `$4` the change: added to the base slot.
 const ADD_TO_BASE_SQL: &str = "\
-    INSERT INTO job_counters AS c (state, destination, slot, n) VALUES ($1, $2, -1, $3)
-    ON CONFLICT (state, destination, slot) DO UPDATE SET n = c.n + EXCLUDED.n";
+    INSERT INTO job_counters AS c (state, destination, lease_minute, slot, n) VALUES ($1, $2, $3, -1, $4)
+    ON CONFLICT (state, destination, lease_minute, slot) DO UPDATE SET n = c.n + EXCLUDED.n";
+
+/// Fold the slots of the in_flight minutes that are past into one row each (V14's
+/// `job_counters_fold()`, run by `sweep leases` and `doctor --recount`): the rows removed.
+pub const FOLD_SQL: &str = "SELECT job_counters_fold()";
 
 /// One group whose counters disagreed with the table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Difference {
     pub state: String,
     pub destination: String,
+    /// For in_flight, the minute of lease expiry (epoch minutes); 0 for other states.
+    pub lease_minute: i64,
     /// What the table holds, counted.
     pub counted: i64,
     /// What the counters said.
     pub counters: i64,
+}
+
+impl Difference {
+    /// For an in_flight minute, which leases it holds (", leases expiring at 20:51Z");
+    /// empty for the other states.
+    pub fn minute_label(&self) -> String {
+        if self.state != "in_flight" {
+            return String::new();
+        }
+        match chrono::DateTime::from_timestamp(self.lease_minute.saturating_mul(60), 0) {
+            Some(t) => format!(", leases expiring {}", t.format("%Y-%m-%dT%H:%MZ")),
+            None => format!(", lease minute {}", self.lease_minute),
+        }
+    }
 }
 
 /// What a build or a recount did.
@@ -108,6 +138,8 @@ pub async fn recount(client: &Client, record: Option<&str>) -> Result<Recount> {
         .await;
     let (was_built, differences) = result?;
     ended?;
+    // The past minutes' slots folded (what sweep does too), now that the counts are exact.
+    client.query_one(FOLD_SQL, &[]).await?;
     Ok(Recount {
         was_built,
         differences,
@@ -118,27 +150,40 @@ pub async fn recount(client: &Client, record: Option<&str>) -> Result<Recount> {
 async fn recount_in_snapshot(tx: &Client, record: Option<&str>) -> Result<(bool, Vec<Difference>)> {
     // The snapshot is taken by this first statement: the counters and the table read in it.
     let was_built = is_built(tx).await?;
-    let rows = tx.query(DIFFERENCES_SQL, &[]).await?;
+    let rows = tx.query(DIFFERENCES_SQL.as_str(), &[]).await?;
     let differences: Vec<Difference> = rows
         .iter()
         .map(|r| Difference {
             state: r.get(0),
             destination: r.get(1),
-            counted: r.get(2),
-            counters: r.get(3),
+            lease_minute: r.get(2),
+            counted: r.get(3),
+            counters: r.get(4),
         })
         .collect();
     for d in &differences {
         tx.execute(
             ADD_TO_BASE_SQL,
-            &[&d.state, &d.destination, &(d.counted - d.counters)],
+            &[
+                &d.state,
+                &d.destination,
+                &d.lease_minute,
+                &(d.counted - d.counters),
+            ],
         )
         .await?;
         if let Some(actor) = record {
             tx.execute(
-                "INSERT INTO job_counters_repairs (actor, state, destination, counted, counters)
-                 VALUES ($1, $2, $3, $4, $5)",
-                &[&actor, &d.state, &d.destination, &d.counted, &d.counters],
+                "INSERT INTO job_counters_repairs (actor, state, destination, lease_minute, counted, counters)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+                &[
+                    &actor,
+                    &d.state,
+                    &d.destination,
+                    &d.lease_minute,
+                    &d.counted,
+                    &d.counters,
+                ],
             )
             .await?;
         }

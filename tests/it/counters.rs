@@ -476,7 +476,9 @@ async fn the_build_combines_its_snapshot_with_writes_before_during_and_after_it(
     let mut admin = env.connect().await;
     reconctl::migrate::migrate_to(&mut admin, 8).await.unwrap();
     bulk(&admin, "b-", 3000, None, 86400, 4).await;
-    reconctl::migrate::migrate_to(&mut admin, 10).await.unwrap();
+    // Every migration (V14 counts the in_flight jobs per lease minute on unbuilt counters
+    // too), but not migrate's build.
+    reconctl::migrate::migrate_to(&mut admin, 14).await.unwrap();
     let built: Option<chrono::DateTime<chrono::Utc>> = admin
         .query_one("SELECT built_at FROM job_counters_build", &[])
         .await

@@ -95,30 +95,49 @@ pub fn moves_window() -> std::time::Duration {
 
 /// `$1` seconds. Per destination: in_flight jobs whose lease expired more than that long ago
 /// (0: expired at all, for `status -v` and `metrics`; `--stuck-after`, for `check`, which sums
-/// the rows), and when the oldest expired. With the counters built: the destination's
-/// in_flight count less its leases that end after the cutoff (one snapshot, so exact; those
-/// are the live leases and the ones that expired within the cutoff, a range of
-/// `ix_publication_jobs_lease_destination` read from the index only), and a probe for its
-/// oldest expiry; before: a range of the expired ones. The two branches are gated on
+/// the rows), and when the oldest expired. With the counters built, from the in_flight
+/// counters, which are kept per minute of lease expiry (migrations/V14): the minutes before
+/// the cutoff's minute are summed, and of the cutoff's own minute the index
+/// `ix_publication_jobs_lease_destination` reads only the part on one side of the cutoff
+/// (`$2`: true, the part before it, which is added; false, the part after, taken from the
+/// minute's count). Either is exact (one snapshot); the caller picks the shorter, so at most
+/// half a minute of lease expiries is read, however many leases expired and however recently
+/// the rows were written. A probe of the same index gives the oldest expiry. Before the
+/// counters are built: a range of the expired ones. The two branches are gated on
 /// `job_counters_build` inside the statement (a one-time filter: the branch not taken is not
 /// run), so no round trip asks first. The cutoff is written out where it is used, not
 /// computed once in a subquery: the planner then knows its value when it estimates each
 /// range (a subquery's value it would guess at a third of the in_flight jobs).
 pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     let mut sql = Sql::new();
-    let ago = sql.bind(ago.as_secs_f64());
-    let cutoff = format!("(now() - make_interval(secs => {ago}::float8))");
+    let secs = sql.bind(ago.as_secs_f64());
+    let before = sql.bind(cutoff_in_first_half(ago, Utc::now()));
+    let cutoff = format!("(now() - make_interval(secs => {secs}::float8))");
+    let minute = format!("floor(extract(epoch FROM {cutoff}) / 60)");
+    let start = format!("to_timestamp({minute} * 60)");
+    let end = format!("to_timestamp(({minute} + 1) * 60)");
     let leased = State::leased().literal();
     let built = crate::jobs::counters::BUILT_EXPR;
+    let part = |from: &str, to: &str, side: &str| {
+        format!(
+            "SELECT destination, count(*) AS n FROM publication_jobs \
+             WHERE state = {leased} AND lease_expires_at >= {from} AND lease_expires_at < {to} \
+               AND {side} GROUP BY destination"
+        )
+    };
     sql.text = format!(
         "WITH built AS (SELECT {built} AS yes) \
          SELECT destination, n, oldest FROM ( \
-             SELECT f.destination, f.n - coalesce(l.n, 0) AS n, o.oldest \
-             FROM (SELECT destination, sum(n)::bigint AS n FROM job_counters \
+             SELECT f.destination, \
+                    f.past + CASE WHEN {before} THEN coalesce(l.n, 0) ELSE f.now - coalesce(r.n, 0) END AS n, \
+                    o.oldest \
+             FROM (SELECT destination, \
+                          coalesce(sum(n) FILTER (WHERE lease_minute < {minute}), 0)::bigint AS past, \
+                          coalesce(sum(n) FILTER (WHERE lease_minute = {minute}), 0)::bigint AS now \
+                   FROM job_counters \
                    WHERE state = {leased} GROUP BY destination HAVING sum(n) <> 0) f \
-             LEFT JOIN (SELECT destination, count(*) AS n FROM publication_jobs \
-                        WHERE state = {leased} AND lease_expires_at >= {cutoff} \
-                        GROUP BY destination) l USING (destination) \
+             LEFT JOIN ({left}) l USING (destination) \
+             LEFT JOIN ({right}) r USING (destination) \
              CROSS JOIN LATERAL ( \
                  SELECT j.lease_expires_at AS oldest FROM publication_jobs j \
                  WHERE j.state = {leased} AND j.destination = f.destination \
@@ -128,6 +147,8 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
              UNION ALL \
              {unbuilt}) e \
          WHERE n > 0 AND oldest IS NOT NULL",
+        left = part(&start, &cutoff, &format!("{before}::boolean")),
+        right = part(&cutoff, &end, &format!("NOT {before}::boolean")),
         unbuilt = gated_scan(
             &format!(
                 "SELECT destination, count(*) AS n, min(lease_expires_at) AS oldest \
@@ -139,6 +160,14 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
         ),
     );
     sql
+}
+
+/// Whether the cutoff `ago` before `now` falls in the first half of its minute, by this
+/// machine's clock: then the part of the minute before it is the shorter read. Only the
+/// cost depends on it (the server's clock decides what is counted, exactly, either way).
+pub fn cutoff_in_first_half(ago: std::time::Duration, now: DateTime<Utc>) -> bool {
+    let cutoff = now - chrono::Duration::from_std(ago).unwrap_or_default();
+    cutoff.timestamp().rem_euclid(60) < 30
 }
 
 /// `scan` (a whole SELECT) run only when `gate` (an expression of no row) holds: the gate is

@@ -32,6 +32,7 @@ macro_rules! typed {
 typed! {
     String => TEXT,
     i64 => INT8,
+    bool => BOOL,
     f64 => FLOAT8,
     DateTime<Utc> => TIMESTAMPTZ,
     Uuid => UUID,

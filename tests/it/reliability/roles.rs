@@ -364,7 +364,8 @@ async fn an_owner_without_createrole_migrates() {
             "job_counters",
             "partitioned_events",
             "counter_slots",
-            "plan_events_at"
+            "plan_events_at",
+            "lease_minutes"
         ]
     );
     let grants = env
