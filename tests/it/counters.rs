@@ -797,3 +797,100 @@ async fn check_counts_from_the_table_until_the_counters_are_built() {
         .unwrap();
     assert_eq!(uncertain(&env), 3);
 }
+
+/// The in_flight counters are kept per minute of lease expiry (V14): after claims' inserts,
+/// renewals that move leases across minutes and a fold, every minute's counters equal the
+/// table's, and check's stuck leases (counter minutes before the cutoff's minute, plus one
+/// side of that minute from the index) equal a count of the table at cutoffs all over the
+/// minute.
+#[tokio::test]
+async fn check_counts_stuck_leases_from_the_lease_minutes() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+    env.client
+        .batch_execute(
+            "INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination, external_ref,
+                 payload_hash, state, lease_owner, lease_expires_at)
+             SELECT 't', 'a' || i, '1', 'cms-' || (i % 2), 'pub_' || encode(sha256(convert_to('m' || i, 'UTF8')), 'hex'),
+                    repeat('b', 64), 'in_flight', 'worker-1', now() - make_interval(secs => 7 * i - 300)
+             FROM generate_series(1, 400) i;
+             UPDATE publication_jobs SET lease_expires_at = lease_expires_at + interval '137 seconds'
+             WHERE state = 'in_flight' AND article_id LIKE '%3';
+             SELECT job_counters_fold();",
+        )
+        .await
+        .unwrap();
+    let per_minute = |sql: &'static str| {
+        let c = &env.client;
+        async move {
+            let rows = c.query(sql, &[]).await.unwrap();
+            rows.iter()
+                .map(|r| {
+                    (
+                        r.get::<_, String>(0),
+                        r.get::<_, i64>(1),
+                        r.get::<_, i64>(2),
+                    )
+                })
+                .collect::<Vec<_>>()
+        }
+    };
+    let table = per_minute(
+        "SELECT destination, floor(extract(epoch FROM lease_expires_at) / 60)::bigint, count(*)
+         FROM publication_jobs WHERE state = 'in_flight' GROUP BY 1, 2 ORDER BY 1, 2",
+    )
+    .await;
+    let kept = per_minute(
+        "SELECT destination, lease_minute, sum(n)::bigint FROM job_counters
+         WHERE state = 'in_flight' GROUP BY 1, 2 HAVING sum(n) <> 0 ORDER BY 1, 2",
+    )
+    .await;
+    assert_eq!(kept, table);
+    let slots: i64 = env
+        .client
+        .query_one(
+            "SELECT count(*) FROM job_counters WHERE state = 'in_flight'
+             AND lease_minute < floor(extract(epoch FROM now()) / 60)::bigint - 1
+             GROUP BY destination, lease_minute ORDER BY count(*) DESC LIMIT 1",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert!(
+        slots <= 2,
+        "a past minute folded into its base and one row: {slots}"
+    );
+    for secs in [60u64, 95, 200, 333, 1000, 2000] {
+        let before = stuck_count(&env.client, secs).await;
+        let stuck = format!("{secs}s");
+        let v = env
+            .run(&[
+                "check",
+                "--max-uncertain",
+                "9",
+                "--stuck-after",
+                &stuck,
+                "-o",
+                "json",
+            ])
+            .json();
+        let after = stuck_count(&env.client, secs).await;
+        let got = v["counts"]["stuck_leases"].as_i64().unwrap();
+        assert!(
+            (before..=after).contains(&got),
+            "--stuck-after {secs}s: check {got}, the table {before}..{after}"
+        );
+    }
+}
+
+async fn stuck_count(c: &Client, secs: u64) -> i64 {
+    c.query_one(
+        "SELECT count(*) FROM publication_jobs WHERE state = 'in_flight'
+         AND lease_expires_at < now() - make_interval(secs => $1::float8)",
+        &[&(secs as f64)],
+    )
+    .await
+    .unwrap()
+    .get(0)
+}
