@@ -820,10 +820,10 @@ async fn check_counts_stuck_leases_from_the_lease_minutes() {
         )
         .await
         .unwrap();
-    let per_minute = |sql: &'static str| {
+    let per_minute = |sql: String| {
         let c = &env.client;
         async move {
-            let rows = c.query(sql, &[]).await.unwrap();
+            let rows = c.query(&sql, &[]).await.unwrap();
             rows.iter()
                 .map(|r| {
                     (
@@ -835,14 +835,18 @@ async fn check_counts_stuck_leases_from_the_lease_minutes() {
                 .collect::<Vec<_>>()
         }
     };
-    let table = per_minute(
-        "SELECT destination, floor(extract(epoch FROM lease_expires_at) / 60)::bigint, count(*)
+    // The recount's expression (MINUTE_EXPR) against what the triggers wrote (the
+    // migration's own copy of it): the two must agree.
+    let table = per_minute(format!(
+        "SELECT destination, {}, count(*)
          FROM publication_jobs WHERE state = 'in_flight' GROUP BY 1, 2 ORDER BY 1, 2",
-    )
+        reconctl::jobs::counters::MINUTE_EXPR
+    ))
     .await;
     let kept = per_minute(
         "SELECT destination, lease_minute, sum(n)::bigint FROM job_counters
-         WHERE state = 'in_flight' GROUP BY 1, 2 HAVING sum(n) <> 0 ORDER BY 1, 2",
+         WHERE state = 'in_flight' GROUP BY 1, 2 HAVING sum(n) <> 0 ORDER BY 1, 2"
+            .to_string(),
     )
     .await;
     assert_eq!(kept, table);
