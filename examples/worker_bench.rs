@@ -9,7 +9,11 @@
 //! index's dead entries, a shared machine's load) drifts for both alike.
 //! Prints jobs per second per round and the ratio of the medians.
 //!
-//!   cargo run --release --example worker_bench -- DATABASE_URL [WORKERS] [SECONDS] [ROUNDS]
+//! With `renew`, each job's life has a fourth write: claimed with a one-minute lease, then
+//! `worker::renew`ed to five minutes before `mark_sent`. Every renewal moves its job to
+//! another minute of lease expiry (V14), the counters' worst case for a renewal: two rows.
+//!
+//!   cargo run --release --example worker_bench -- DATABASE_URL [WORKERS] [SECONDS] [ROUNDS] [renew]
 //!
 //! Needs enough pending jobs of `cms-bench` for every round (scripts/bench-counters adds them).
 
@@ -41,10 +45,20 @@ async fn main() -> reconctl::Result<()> {
     let mut args = std::env::args().skip(1);
     let url = args
         .next()
-        .expect("usage: worker_bench DATABASE_URL [WORKERS] [SECONDS] [ROUNDS]");
+        .expect("usage: worker_bench DATABASE_URL [WORKERS] [SECONDS] [ROUNDS] [renew]");
     let workers: usize = args.next().map_or(8, |n| n.parse().expect("a number"));
     let seconds: u64 = args.next().map_or(5, |n| n.parse().expect("a number"));
     let rounds: usize = args.next().map_or(3, |n| n.parse().expect("a number"));
+    let renew = match args.next().as_deref() {
+        None => false,
+        Some("renew") => true,
+        Some(other) => panic!("worker_bench: `{other}` is not `renew`"),
+    };
+    let life = if renew {
+        "claim + renew + mark_sent + complete"
+    } else {
+        "claim + mark_sent + complete"
+    };
     let limits = SessionLimits {
         statement_timeout: Duration::from_secs(60),
         ..SessionLimits::default()
@@ -66,12 +80,15 @@ async fn main() -> reconctl::Result<()> {
             let (done, stop) = (done.clone(), stop.clone());
             tasks.push(tokio::spawn(async move {
                 let owner = format!("bench-worker-{w}");
-                let lease = Duration::from_secs(300);
+                let lease = Duration::from_secs(if renew { 60 } else { 300 });
                 while !stop.load(Ordering::Relaxed) {
-                    let Some(job) = worker::claim(&c, &owner, lease, Some("cms-bench")).await?
+                    let Some(mut job) = worker::claim(&c, &owner, lease, Some("cms-bench")).await?
                     else {
                         panic!("worker_bench: no pending job of cms-bench left to claim");
                     };
+                    if renew {
+                        job = worker::renew(&c, &job, Duration::from_secs(300)).await?;
+                    }
                     let job = worker::mark_sent(&c, &job).await?;
                     worker::complete(&c, &job, &format!("bench-{}", job.id)).await?;
                     done.fetch_add(1, Ordering::Relaxed);
@@ -86,7 +103,7 @@ async fn main() -> reconctl::Result<()> {
         }
         let rate = done.load(Ordering::Relaxed) as f64 / seconds as f64;
         println!(
-            "round {}: {} counters: {rate:.0} jobs/s (claim + mark_sent + complete, {workers} workers)",
+            "round {}: {} counters: {rate:.0} jobs/s ({life}, {workers} workers)",
             round / 2 + 1,
             if on { "with   " } else { "without" }
         );
@@ -103,7 +120,7 @@ async fn main() -> reconctl::Result<()> {
     };
     let (w, wo) = (median(&mut with), median(&mut without));
     println!(
-        "worker throughput: with counters {w:.0} jobs/s, without {wo:.0} jobs/s: {:.2}x",
+        "worker throughput ({life}): with counters {w:.0} jobs/s, without {wo:.0} jobs/s: {:.2}x",
         w / wo
     );
     Ok(())
