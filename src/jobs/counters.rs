@@ -60,9 +60,32 @@ const ADD_TO_BASE_SQL: &str = "\
     INSERT INTO job_counters AS c (state, destination, lease_minute, slot, n) VALUES ($1, $2, $3, -1, $4)
     ON CONFLICT (state, destination, lease_minute, slot) DO UPDATE SET n = c.n + EXCLUDED.n";
 
-/// Fold the slots of the in_flight minutes that are past into one row each (V14's
-/// `job_counters_fold()`, run by `sweep leases` and `doctor --recount`): the rows removed.
-pub const FOLD_SQL: &str = "SELECT job_counters_fold()";
+/// Fold the slots of the in_flight minutes that are past into one row each
+/// (`job_counters_fold()`, migrations/V14 and V15). Run by `sweep leases`, `doctor
+/// --recount`, and before `status`, `metrics` and `check` read. A block, not a `SELECT`:
+/// PostgreSQL checks the privilege to call a function when it plans the statement, called or
+/// not, so only a block can ask first and skip it for a role that may read but not fold
+/// (`reconctl_reader`). It asks one index range of the in_flight counters first, so that a
+/// session with nothing to fold does not call the function; in a read-only session (a
+/// standby) the function folds nothing.
+pub const FOLD_SQL: &str = "\
+    DO $fold$ BEGIN
+        IF has_function_privilege('job_counters_fold()', 'EXECUTE')
+           AND EXISTS (SELECT 1 FROM job_counters WHERE state = 'in_flight' AND slot >= 0
+                       AND lease_minute < floor(extract(epoch FROM now()) / 60)::bigint - 1)
+        THEN
+            PERFORM job_counters_fold();
+        END IF;
+    END $fold$";
+
+/// [`FOLD_SQL`], for the commands that read the counters: what the fold leaves is what they
+/// sum, so they send it first on their session (pipelined: no round trip of its own). A
+/// role that may read but not fold skips it; the counts are exact either way, only the sum
+/// reads more rows.
+pub async fn fold<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
+    client.execute(FOLD_SQL, &[]).await?;
+    Ok(())
+}
 
 /// One group whose counters disagreed with the table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -139,7 +162,7 @@ pub async fn recount(client: &Client, record: Option<&str>) -> Result<Recount> {
     let (was_built, differences) = result?;
     ended?;
     // The past minutes' slots folded (what sweep does too), now that the counts are exact.
-    client.query_one(FOLD_SQL, &[]).await?;
+    fold(client).await?;
     Ok(Recount {
         was_built,
         differences,

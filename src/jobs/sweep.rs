@@ -349,25 +349,12 @@ pub async fn sweep_with_progress<C: GenericClient>(
         cursor = batch.last;
     }
     if !opts.dry_run && !opts.read_only {
-        fold_counters(client).await?;
+        // The in_flight counters of the minutes that are past folded into one row each
+        // (migrations/V14), so what status sums stays a few rows per destination.
+        crate::jobs::counters::fold(client).await?;
     }
     report.elapsed_ms = elapsed_ms(started);
     Ok(report)
-}
-
-/// After a sweep: the in_flight counters of the minutes that are past folded into one row
-/// each (migrations/V14), so that what `status` sums stays a few rows per destination however
-/// long the workers run. A role that may sweep but not fold (no EXECUTE on
-/// `job_counters_fold()`) leaves them to the next sweep or `doctor --recount`: the counts are
-/// exact either way.
-async fn fold_counters<C: GenericClient>(client: &C) -> Result<()> {
-    match client.query_one(crate::jobs::counters::FOLD_SQL, &[]).await {
-        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) => {
-            Ok(())
-        }
-        Err(e) => Err(e.into()),
-        Ok(_) => Ok(()),
-    }
 }
 
 /// One batch: one statement in its own short transaction, whose id is noted first so that a

@@ -772,7 +772,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(a.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      14 applied, 0 pending, 0 divergent, 0 unknown to this
+      15 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     [index rows]
     pause cms-b                                      ok
@@ -791,7 +791,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      14 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      15 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
@@ -807,7 +807,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(c.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      14 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      15 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                              claim none of its jobs): CMS answers 503 since the 14:00
@@ -821,7 +821,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(d.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      14 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      15 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                              INC-4711, do not resume before they confirm
@@ -1138,6 +1138,7 @@ async fn migrate_status_fits_every_width() {
          12  counter_slots       applied  YYYY-MM-DDThh:mm:ssZ
          13  plan_events_at      applied  YYYY-MM-DDThh:mm:ssZ
          14  lease_minutes       applied  YYYY-MM-DDThh:mm:ssZ
+         15  fold_slots          applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }

@@ -293,7 +293,8 @@ pub async fn health<C: GenericClient>(
     // after (one statement planned in the common case, not two, and no round trip first).
     let counted = health_sql(stuck_after, uncertain_after);
     let params = counted.params();
-    let (mut rows, clock, leases) = futures::try_join!(
+    let ((), mut rows, clock, leases) = futures::try_join!(
+        crate::jobs::counters::fold(client),
         async { Ok::<_, Error>(client.query(&counted.text, &params).await?) },
         async {
             Ok::<_, Error>(

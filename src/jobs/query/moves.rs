@@ -105,9 +105,10 @@ pub fn moves_window() -> std::time::Duration {
 /// the rows were written. A probe of the same index gives the oldest expiry. Before the
 /// counters are built: a range of the expired ones. The two branches are gated on
 /// `job_counters_build` inside the statement (a one-time filter: the branch not taken is not
-/// run), so no round trip asks first. The cutoff is written out where it is used, not
-/// computed once in a subquery: the planner then knows its value when it estimates each
-/// range (a subquery's value it would guess at a third of the in_flight jobs).
+/// run), so no round trip asks first. The cutoff is written out where it ranges over the
+/// jobs' index, not computed once in a subquery: the planner then knows its value when it
+/// estimates each range (a subquery's value it would guess at a third of the in_flight
+/// jobs). Only the counter rows' minute is computed once (they are few, and read in full).
 pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     let mut sql = Sql::new();
     let secs = sql.bind(ago.as_secs_f64());
@@ -116,6 +117,9 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     let minute = format!("floor(extract(epoch FROM {cutoff}) / 60)");
     let start = format!("to_timestamp({minute} * 60)");
     let end = format!("to_timestamp(({minute} + 1) * 60)");
+    // The same minute for the counter rows: computed once (an InitPlan) as a bigint, so each
+    // row is compared as it is stored, and only the minutes up to the cutoff's are read.
+    let counted = format!("(SELECT {minute}::bigint)");
     let leased = State::leased().literal();
     let built = crate::jobs::counters::BUILT_EXPR;
     let part = |from: &str, to: &str, side: &str| {
@@ -132,10 +136,11 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
                     f.past + CASE WHEN {before} THEN coalesce(l.n, 0) ELSE f.now - coalesce(r.n, 0) END AS n, \
                     o.oldest \
              FROM (SELECT destination, \
-                          coalesce(sum(n) FILTER (WHERE lease_minute < {minute}), 0)::bigint AS past, \
-                          coalesce(sum(n) FILTER (WHERE lease_minute = {minute}), 0)::bigint AS now \
+                          coalesce(sum(n) FILTER (WHERE lease_minute < {counted}), 0)::bigint AS past, \
+                          coalesce(sum(n) FILTER (WHERE lease_minute = {counted}), 0)::bigint AS now \
                    FROM job_counters \
-                   WHERE state = {leased} GROUP BY destination HAVING sum(n) <> 0) f \
+                   WHERE state = {leased} AND lease_minute <= {counted} \
+                   GROUP BY destination HAVING sum(n) <> 0) f \
              LEFT JOIN ({left}) l USING (destination) \
              LEFT JOIN ({right}) r USING (destination) \
              CROSS JOIN LATERAL ( \

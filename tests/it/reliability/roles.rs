@@ -100,7 +100,8 @@ async fn the_reader_inspects_and_changes_nothing() {
     let job = env
         .seed(Seed::new("a1").state(State::Uncertain).sent_ago(600))
         .await;
-    env.seed(Seed::new("a2").state(State::InFlight).lease("w1", -60))
+    // A lease that expired ten minutes ago: a past minute the readers' fold would fold.
+    env.seed(Seed::new("a2").state(State::InFlight).lease("w1", -600))
         .await;
     let reader = LoginUser::new("reconctl_reader").await;
     let id = job.id.to_string();
@@ -119,6 +120,14 @@ async fn the_reader_inspects_and_changes_nothing() {
     ] {
         as_user(&env, &reader, &args).expect(0);
     }
+    // check (exit 5: an uncertain job) reads without folding: the reader may not.
+    as_user(&env, &reader, &["check"]).expect(5);
+    assert!(
+        env.count("SELECT count(*) FROM job_counters WHERE state = 'in_flight' AND slot >= 0")
+            .await
+            > 0,
+        "the reader's status, metrics or check folded the counters"
+    );
     let listed = as_user(&env, &reader, &["jobs", "list", "-o", "json"])
         .expect(0)
         .json();
@@ -365,7 +374,8 @@ async fn an_owner_without_createrole_migrates() {
             "partitioned_events",
             "counter_slots",
             "plan_events_at",
-            "lease_minutes"
+            "lease_minutes",
+            "fold_slots"
         ]
     );
     let grants = env
