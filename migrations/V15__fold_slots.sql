@@ -1,6 +1,6 @@
 -- reconctl schema, version 15: job_counters_fold() touches only what is left to fold, so that
--- status, check and metrics can run it before they read (they do, since V15), and returns 0
--- in a read-only session (a standby) instead of failing.
+-- status, check and metrics can run it before they read (they do, since V15); it returns 0
+-- in a read-only session (a standby) instead of failing, and reconctl_reader may run it.
 --
 -- V14's fold took every row of a past minute but the base (slot -1), its own folded row
 -- (slot -2) included, deleted them and wrote the folded row again: each fold rewrote every
@@ -60,5 +60,17 @@ BEGIN
         END;
         $body$
     $f$, s);
+END
+$$;
+
+-- The readers fold before they read (what the fold leaves is what they sum), whatever role
+-- they run as. A fold changes no count in any snapshot, only how many rows hold it, so the
+-- reader, who may change nothing, may run it too (like VACUUM's, its writes are
+-- housekeeping). reconctl_operator and reconctl_worker have it since V14.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'reconctl_reader') THEN
+        GRANT EXECUTE ON FUNCTION job_counters_fold() TO reconctl_reader;
+    END IF;
 END
 $$;

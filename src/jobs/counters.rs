@@ -61,30 +61,29 @@ const ADD_TO_BASE_SQL: &str = "\
     ON CONFLICT (state, destination, lease_minute, slot) DO UPDATE SET n = c.n + EXCLUDED.n";
 
 /// Fold the slots of the in_flight minutes that are past into one row each
-/// (`job_counters_fold()`, migrations/V14 and V15). Run by `sweep leases`, `doctor
-/// --recount`, and before `status`, `metrics` and `check` read. A block, not a `SELECT`:
-/// PostgreSQL checks the privilege to call a function when it plans the statement, called or
-/// not, so only a block can ask first and skip it for a role that may read but not fold
-/// (`reconctl_reader`). It asks one index range of the in_flight counters first, so that a
-/// session with nothing to fold does not call the function; in a read-only session (a
-/// standby) the function folds nothing.
+/// (`job_counters_fold()`, migrations/V14 and V15): the rows removed, or no row when there
+/// was nothing to fold. Run by `sweep leases`, `doctor --recount`, and before `status`,
+/// `metrics` and `check` read. It asks one index range of the in_flight counters first, in
+/// plain SQL, so that a session with nothing to fold does not call (nor compile) the
+/// function; in a read-only session (a standby) the function folds nothing.
 pub const FOLD_SQL: &str = "\
-    DO $fold$ BEGIN
-        IF has_function_privilege('job_counters_fold()', 'EXECUTE')
-           AND EXISTS (SELECT 1 FROM job_counters WHERE state = 'in_flight' AND slot >= 0
-                       AND lease_minute < floor(extract(epoch FROM now()) / 60)::bigint - 1)
-        THEN
-            PERFORM job_counters_fold();
-        END IF;
-    END $fold$";
+    SELECT job_counters_fold()
+    WHERE EXISTS (SELECT 1 FROM job_counters WHERE state = 'in_flight' AND slot >= 0
+                  AND lease_minute < floor(extract(epoch FROM now()) / 60)::bigint - 1)";
 
 /// [`FOLD_SQL`], for the commands that read the counters: what the fold leaves is what they
-/// sum, so they send it first on their session (pipelined: no round trip of its own). A
-/// role that may read but not fold skips it; the counts are exact either way, only the sum
-/// reads more rows.
+/// sum, so they send it first on their session (pipelined: no round trip of its own). Every
+/// reconctl role may fold (V15); a role granted none of them but SELECT is refused the
+/// function, and reads without folding: the counts are exact either way, only the sum reads
+/// more rows.
 pub async fn fold<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
-    client.execute(FOLD_SQL, &[]).await?;
-    Ok(())
+    match client.query_opt(FOLD_SQL, &[]).await {
+        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) => {
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+        Ok(_) => Ok(()),
+    }
 }
 
 /// One group whose counters disagreed with the table.

@@ -1017,7 +1017,7 @@ async fn the_fold_racing_writers_keeps_every_snapshot_exact() {
         .count("SELECT floor(extract(epoch FROM now()) / 60)::bigint - 1")
         .await;
     env.client
-        .batch_execute(reconctl::jobs::counters::FOLD_SQL)
+        .query_opt(reconctl::jobs::counters::FOLD_SQL, &[])
         .await
         .unwrap();
     let left = env
