@@ -77,8 +77,19 @@ pub const FOLD_SQL: &str = "\
 /// function, and reads without folding: the counts are exact either way, only the sum reads
 /// more rows.
 pub async fn fold<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
+    use tokio_postgres::error::SqlState;
     match client.query_opt(FOLD_SQL, &[]).await {
-        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) => {
+        // A database without the schema (or before V14): the reads that follow say what is
+        // missing, in the words every other command uses.
+        Err(e)
+            if [
+                SqlState::INSUFFICIENT_PRIVILEGE,
+                SqlState::UNDEFINED_FUNCTION,
+                SqlState::UNDEFINED_TABLE,
+            ]
+            .iter()
+            .any(|c| e.code() == Some(c)) =>
+        {
             Ok(())
         }
         Err(e) => Err(e.into()),
