@@ -225,8 +225,9 @@ fn health_terms(
 /// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. One row per group
 /// (state, destination) of the states `check` counts (the unsettled and the waiting ones):
 /// its exact count from `job_counters`, its oldest state change (one probe of
-/// `ix_publication_jobs_open_state_age`), how many of its jobs changed state before each
-/// cutoff, and whether its destination is paused. A group whose oldest job is younger than a
+/// `ix_publication_jobs_open_state_age`), how many of its jobs changed state before the
+/// cutoff of its state (stuck for the waiting states, overdue for uncertain; 0 for the
+/// others), and for a waiting state whether its destination is paused. A group whose oldest job is younger than a
 /// cutoff has none before it, and is not read further; a group with jobs past a cutoff (a
 /// problem `check` reports) counts those that are not (the jobs of the last `stuck_after`, a
 /// range of the same index) and takes them from its count, so a backlog that grows during an
@@ -235,11 +236,14 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
     let (mut sql, states, stuck_cutoff, overdue_cutoff) =
         health_terms(stuck_after, uncertain_after);
     let bulk = State::bulk().literal();
+    let waiting = State::literals(State::waiting());
     // The group's count less its jobs that changed state since the cutoff: a range that
-    // holds what arrived within the window, however large the backlog before it grows.
-    let before = |cutoff: &str| {
+    // holds what arrived within the window, however large the backlog before it grows. Only
+    // for the groups whose state the cutoff applies to (the waiting states are stuck after
+    // one, uncertain is overdue after the other): the rest read 0, and no range.
+    let before = |applies: &str, cutoff: &str| {
         format!(
-            "CASE WHEN g.oldest < {cutoff} THEN g.n - \
+            "CASE WHEN {applies} AND g.oldest < {cutoff} THEN g.n - \
                (SELECT count(*) FROM publication_jobs j WHERE j.state = g.state \
                   AND j.destination = g.destination AND j.state <> {bulk} \
                   AND j.state_changed_at >= {cutoff}) \
@@ -252,13 +256,16 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
             FROM (SELECT state, destination, sum(n)::bigint AS n FROM job_counters
                   WHERE state IN ({states}) GROUP BY state, destination HAVING sum(n) <> 0) c)
          SELECT g.state, g.n, g.oldest, {stuck_count}, {overdue_count},
-                EXISTS (SELECT 1 FROM destination_pauses p WHERE p.destination = g.destination
-                        AND (p.until IS NULL OR p.until > now())),
+                g.state IN ({waiting}) AND EXISTS (SELECT 1 FROM destination_pauses p
+                        WHERE p.destination = g.destination AND (p.until IS NULL OR p.until > now())),
                 {stuck_cutoff}
          FROM g",
         probe = oldest_probe("c"),
-        stuck_count = before(&stuck_cutoff),
-        overdue_count = before(&overdue_cutoff),
+        stuck_count = before(&format!("g.state IN ({waiting})"), &stuck_cutoff),
+        overdue_count = before(
+            &format!("g.state = {}", State::Uncertain.literal()),
+            &overdue_cutoff
+        ),
     );
     sql
 }
