@@ -279,8 +279,7 @@ pub async fn run(ctx: &Context, _args: &Args) -> Result<Exit> {
     // rows per group), so no statement is long enough to be worth a second session, whose
     // connection costs more than the whole read.
     let db = ctx.db().await?;
-    let ((), pauses, overview, recent) = futures::try_join!(
-        crate::jobs::counters::fold(&**db),
+    let (pauses, overview, recent) = futures::try_join!(
         pause::observe(&**db, &ctx.actor),
         query::overview(&**db),
         Recent::read(&**db)

@@ -441,8 +441,7 @@ fn plan_line(p: &RecentApply, now: DateTime<Utc>) -> String {
 
 /// One look at the table, as `status` prints it: the pauses, the counts, the oldest uncertain
 /// job, and with -v the recent moves, the expired leases and the plans applied in the last
-/// hour; the statements pipelined on one session, outside a transaction, after the fold of
-/// the past minutes' in_flight counters that they sum (`counters::fold`).
+/// hour; the statements pipelined on one session, outside a transaction.
 async fn read(client: &tokio_postgres::Client, actor: &str, verbose: bool) -> Result<StatusReport> {
     let recent = async {
         if verbose {
@@ -454,8 +453,7 @@ async fn read(client: &tokio_postgres::Client, actor: &str, verbose: bool) -> Re
             Ok(None)
         }
     };
-    let ((), pauses, overview, oldest, recent) = futures::try_join!(
-        crate::jobs::counters::fold(client),
+    let (pauses, overview, oldest, recent) = futures::try_join!(
         pause::observe(client, actor),
         query::overview(client),
         query::oldest_uncertain(client),

@@ -66,10 +66,15 @@ const ADD_TO_BASE_SQL: &str = "\
 /// `metrics` and `check` read. It asks one index range of the in_flight counters first, in
 /// plain SQL, so that a session with nothing to fold does not call (nor compile) the
 /// function; in a read-only session (a standby) the function folds nothing.
-pub const FOLD_SQL: &str = "\
-    SELECT job_counters_fold()
-    WHERE EXISTS (SELECT 1 FROM job_counters WHERE state = 'in_flight' AND slot >= 0
-                  AND lease_minute < floor(extract(epoch FROM now()) / 60)::bigint - 1)";
+pub static FOLD_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("SELECT job_counters_fold() WHERE EXISTS (SELECT 1 FROM job_counters WHERE {UNFOLDED})")
+});
+
+/// The counter rows a fold takes (migrations/V15 writes the same condition in
+/// `job_counters_fold()`): the writers' slots of the in_flight minutes that ended more than a
+/// minute ago.
+pub const UNFOLDED: &str = "state = 'in_flight' AND slot >= 0 \
+    AND lease_minute < floor(extract(epoch FROM now()) / 60)::bigint - 1";
 
 /// [`FOLD_SQL`], for the commands that read the counters: what the fold leaves is what they
 /// sum, so they send it first on their session (pipelined: no round trip of its own). Every
@@ -78,7 +83,7 @@ pub const FOLD_SQL: &str = "\
 /// more rows.
 pub async fn fold<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
     use tokio_postgres::error::SqlState;
-    match client.query_opt(FOLD_SQL, &[]).await {
+    match client.query_opt(FOLD_SQL.as_str(), &[]).await {
         // A database without the schema (or before V14): the reads that follow say what is
         // missing, in the words every other command uses.
         Err(e)

@@ -1017,7 +1017,7 @@ async fn the_fold_racing_writers_keeps_every_snapshot_exact() {
         .count("SELECT floor(extract(epoch FROM now()) / 60)::bigint - 1")
         .await;
     env.client
-        .query_opt(reconctl::jobs::counters::FOLD_SQL, &[])
+        .query_opt(reconctl::jobs::counters::FOLD_SQL.as_str(), &[])
         .await
         .unwrap();
     let left = env
@@ -1047,8 +1047,10 @@ async fn the_fold_racing_writers_keeps_every_snapshot_exact() {
 /// The rows of the past in_flight minutes that are not folded yet (slots 0-15).
 async fn unfolded_past(c: &Client) -> i64 {
     c.query_one(
-        "SELECT count(*) FROM job_counters WHERE state = 'in_flight' AND slot >= 0
-         AND lease_minute < floor(extract(epoch FROM now()) / 60)::bigint - 1",
+        &format!(
+            "SELECT count(*) FROM job_counters WHERE {}",
+            reconctl::jobs::counters::UNFOLDED
+        ),
         &[],
     )
     .await

@@ -101,12 +101,22 @@ fn sort_groups(open: &mut [OpenGroup]) {
 
 pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
     let groups_sql = counter_groups_sql();
-    let (groups, clock) = futures::try_join!(
-        client.query(&groups_sql, &[]),
-        client.query_one(
-            "SELECT now(), (SELECT built_at IS NOT NULL FROM job_counters_build)",
-            &[]
-        ),
+    // The fold first (pipelined, before every read of the counters on this session, the
+    // expired leases that status -v and metrics read after this included): what it leaves is
+    // what they sum.
+    let ((), groups, clock) = futures::try_join!(
+        crate::jobs::counters::fold(client),
+        async { Ok::<_, Error>(client.query(&groups_sql, &[]).await?) },
+        async {
+            Ok::<_, Error>(
+                client
+                    .query_one(
+                        "SELECT now(), (SELECT built_at IS NOT NULL FROM job_counters_build)",
+                        &[],
+                    )
+                    .await?,
+            )
+        },
     )?;
     let now: DateTime<Utc> = clock.try_get(0)?;
     let built: Option<bool> = clock.try_get(1)?;
