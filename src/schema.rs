@@ -31,6 +31,9 @@ pub const TABLES: &[&str] = &[
     // partitions are not listed: they come and go).
     "event_archives",
     "event_prunes",
+    // V16: the acceptances check's out-of-order search reads, and since when they are kept.
+    "job_order_suspects",
+    "job_order_watch",
 ];
 
 /// Every index the migrations create and whether it must be unique: the two unique ones
@@ -74,6 +77,8 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_publication_jobs_lease_destination", false),
     // V13
     ("ix_plan_events_at", false),
+    // V16
+    ("ix_job_order_suspects_accepted", false),
 ];
 
 /// The server's version string (`SHOW server_version`), for `doctor`.

@@ -905,6 +905,14 @@ pub async fn prune(
                 )
                 .await?;
         }
+        // The suspects of out-of-order publication (V16) accepted before the month go with
+        // its events: `check` looks back --order-window, never months.
+        client
+            .execute(
+                "DELETE FROM job_order_suspects WHERE accepted_at < $1",
+                &[&before.start()],
+            )
+            .await?;
         let id: i64 = client
             .query_one(
                 "INSERT INTO event_prunes (actor, before, months, partitions, rows, archive_id)

@@ -478,7 +478,7 @@ async fn the_build_combines_its_snapshot_with_writes_before_during_and_after_it(
     bulk(&admin, "b-", 3000, None, 86400, 4).await;
     // Every migration (V14 counts the in_flight jobs per lease minute on unbuilt counters
     // too), but not migrate's build.
-    reconctl::migrate::migrate_to(&mut admin, 15).await.unwrap();
+    reconctl::migrate::migrate_to(&mut admin, 16).await.unwrap();
     let built: Option<chrono::DateTime<chrono::Utc>> = admin
         .query_one("SELECT built_at FROM job_counters_build", &[])
         .await

@@ -640,6 +640,18 @@ async fn archive_prune_and_read_back_give_exactly_what_events_gave() {
         .json();
     assert_eq!(dry["pruned"], false);
     assert_eq!(dry["rows"], total);
+    // Two suspects of out-of-order publication (V16): one accepted before the month, one in it.
+    env.client
+        .execute(
+            &format!(
+                "INSERT INTO job_order_suspects (job_id, accepted_at)
+                 VALUES ($1, '{month}-01T00:00:00Z'::timestamptz - interval '1 second'),
+                        ($2, '{month}-01T00:00:00Z')"
+            ),
+            &[&jobs[0], &jobs[1]],
+        )
+        .await
+        .unwrap();
     let pruned = env
         .run(&["events", "prune", "--before", &month, "--yes", "-o", "json"])
         .expect(0)
@@ -681,6 +693,19 @@ async fn archive_prune_and_read_back_give_exactly_what_events_gave() {
         manifest["archive"]["months"]
     );
     assert!(rec.get::<_, bool>(3));
+    let kept: Vec<uuid::Uuid> = env
+        .client
+        .query("SELECT job_id FROM job_order_suspects", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        kept,
+        vec![jobs[1]],
+        "the suspect accepted before the month went with it"
+    );
     // The database has none of them now; the current month's events stay.
     assert_eq!(
         events_run(&env, None, &ls[0]).expect(0).stdout(),

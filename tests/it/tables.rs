@@ -739,6 +739,8 @@ async fn doctor_fits_every_width() {
       valid
     index ix_plan_events_at                          ok
       valid
+    index ix_job_order_suspects_accepted             ok
+      valid
     ");
     insta::assert_snapshot!(c.1, @"
     index ux_publication_jobs_identity               ok      unique, valid
@@ -768,11 +770,12 @@ async fn doctor_fits_every_width() {
     index ix_plan_events_plan                        ok      valid
     index ix_publication_jobs_lease_destination      ok      valid
     index ix_plan_events_at                          ok      valid
+    index ix_job_order_suspects_accepted             ok      valid
     ");
     insta::assert_snapshot!(a.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      15 applied, 0 pending, 0 divergent, 0 unknown to this
+      16 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     [index rows]
     pause cms-b                                      ok
@@ -791,7 +794,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      15 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      16 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
@@ -807,7 +810,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(c.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      15 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      16 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                              claim none of its jobs): CMS answers 503 since the 14:00
@@ -821,7 +824,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(d.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      15 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      16 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                              INC-4711, do not resume before they confirm
@@ -1139,6 +1142,7 @@ async fn migrate_status_fits_every_width() {
          13  plan_events_at      applied  YYYY-MM-DDThh:mm:ssZ
          14  lease_minutes       applied  YYYY-MM-DDThh:mm:ssZ
          15  fold_slots          applied  YYYY-MM-DDThh:mm:ssZ
+         16  order_suspects      applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }

@@ -57,68 +57,122 @@ pub fn event_window_sql(window: Duration, prune: &Prune) -> Sql {
     sql
 }
 
-/// `$1` an event id (from [`event_window_sql`]). Finds the jobs accepted after that event
-/// through the audit log (`job_events` primary key: there is no index on when an accepted job
-/// was accepted, and there need not be one on a table that is 97% accepted), then their
-/// accepted siblings (same tenant, article, destination) through
-/// `ux_publication_jobs_identity`. The boundary is a separate statement so that the planner
-/// knows it, and with it how few events the window holds. A pair is out of order when the job
-/// of the lower revision was accepted after the job of the higher one; "accepted" is the
-/// job's `state_changed_at` (accepted is terminal, so it is when the job was accepted).
-///
-/// Revision ids are text. When both are integers they compare numerically, so `10` is newer
-/// than `9` (leading zeros stripped, then the longer number is the larger, equal lengths
-/// compare digit by digit: no overflow whatever their length); otherwise they compare
-/// lexically, byte by byte (`COLLATE "C"`), so the order never depends on the database's
-/// locale.
-///
-/// `prune`: the bounds the window was found with ([`event_window_sql`]); the events after
-/// `after_event` are inside them.
-pub fn out_of_order_sql(after_event: i64, prune: &Prune) -> Sql {
-    let mut sql = Sql::new();
-    let after = sql.bind(after_event);
-    let (bounded, _, _) = prune.condition(&mut sql, "e.at");
+/// The pairs whose older job is one of `recent` (a CTE yielding `job_id`), as rows of
+/// (tenant, article, destination, older id, revision, accepted, newer id, revision,
+/// accepted). The pair is decided on the table: each job by its primary key, then its
+/// siblings (same tenant, article, destination) through `ux_publication_jobs_identity`, one
+/// probe each whatever the planner guesses of `recent` (`LATERAL … OFFSET 0`: the suspects'
+/// table is small and may never have been analyzed, and a join planned as a hash over
+/// `publication_jobs` would read the whole table); a pair is out of order when the job of
+/// the lower revision was accepted after the job of the higher one; "accepted" is the job's
+/// `state_changed_at` (accepted is terminal, so it is when the job was accepted). Revisions
+/// compare as V16's `job_revision_newer` says (numerically when both are integers, so `10`
+/// is newer than `9`; otherwise byte by byte, never by the database's locale).
+fn pairs_sql(recent: &str) -> String {
     let accepted = State::Accepted.literal();
-    sql.text = format!(
-        "WITH recent AS (
-            SELECT DISTINCT e.job_id
-            FROM job_events e
-            WHERE e.id > {after}::bigint AND e.to_state = {accepted} AND {bounded}
-        )
+    format!(
+        "WITH recent AS ({recent})
         SELECT o.tenant_id, o.article_id, o.destination,
                o.id, o.revision_id, o.state_changed_at,
                n.id, n.revision_id, n.state_changed_at
         FROM recent r
-        JOIN publication_jobs o ON o.id = r.job_id
-        JOIN publication_jobs n
-          ON n.tenant_id = o.tenant_id AND n.article_id = o.article_id
-         AND n.destination = o.destination AND n.id <> o.id
-        WHERE o.state = {accepted} AND n.state = {accepted}
-          AND n.state_changed_at < o.state_changed_at
-          AND CASE WHEN n.revision_id ~ '^[0-9]+$' AND o.revision_id ~ '^[0-9]+$'
-                   THEN (length(ltrim(n.revision_id, '0')), ltrim(n.revision_id, '0') COLLATE \"C\")
-                      > (length(ltrim(o.revision_id, '0')), ltrim(o.revision_id, '0') COLLATE \"C\")
-                   ELSE n.revision_id COLLATE \"C\" > o.revision_id COLLATE \"C\"
-              END
+        CROSS JOIN LATERAL (
+            SELECT * FROM publication_jobs o
+            WHERE o.id = r.job_id AND o.state = {accepted} OFFSET 0) o
+        CROSS JOIN LATERAL (
+            SELECT * FROM publication_jobs n
+            WHERE n.tenant_id = o.tenant_id AND n.article_id = o.article_id
+              AND n.destination = o.destination AND n.id <> o.id AND n.state = {accepted}
+              AND n.state_changed_at < o.state_changed_at
+              AND job_revision_newer(n.revision_id, o.revision_id)
+            OFFSET 0) n
         ORDER BY o.state_changed_at, o.id, n.id"
-    );
+    )
+}
+
+/// `$1` window in seconds: the out-of-order pairs among the suspects (V16's
+/// `job_order_suspects`: the jobs accepted while a newer revision existed beside them) accepted
+/// within the window. One range of `ix_job_order_suspects_accepted`, then each suspect's
+/// siblings: what it reads grows with the suspects of the window, not with the acceptances.
+pub fn out_of_order_sql(window: Duration) -> Sql {
+    let mut sql = Sql::new();
+    let secs_bound = sql.bind(secs(window));
+    sql.text = pairs_sql(&format!(
+        "SELECT job_id FROM job_order_suspects
+         WHERE accepted_at > now() - make_interval(secs => {secs_bound}::float8)"
+    ));
     sql
 }
 
-/// Out-of-order publications among the jobs accepted in the last `window` (see
-/// [`out_of_order_sql`]).
+/// `$1` window in seconds: the last audit event before V16 was installed, when that was
+/// within the window (no row otherwise, and always for a table that held no job then): the
+/// acceptances before it were made before the triggers, and are looked for in the audit log
+/// ([`logged_out_of_order_sql`]).
+pub const WATCH_SQL: &str = "SELECT before_event FROM job_order_watch
+     WHERE since > now() - make_interval(secs => $1::float8)";
+
+/// `$1` an event id (from [`event_window_sql`]), `$2` the last event before V16
+/// ([`WATCH_SQL`]): the pairs whose older job was accepted between the two, found through the
+/// audit log (`job_events` primary key). The boundary is a separate statement so that the
+/// planner knows it, and with it how few events the window holds.
+///
+/// `prune`: the bounds the window was found with ([`event_window_sql`]); the events after
+/// `after_event` are inside them.
+pub fn logged_out_of_order_sql(after_event: i64, before_event: i64, prune: &Prune) -> Sql {
+    let mut sql = Sql::new();
+    let after = sql.bind(after_event);
+    let before = sql.bind(before_event);
+    let (bounded, _, _) = prune.condition(&mut sql, "e.at");
+    let accepted = State::Accepted.literal();
+    sql.text = pairs_sql(&format!(
+        "SELECT DISTINCT e.job_id
+         FROM job_events e
+         WHERE e.id > {after}::bigint AND e.id <= {before}::bigint
+           AND e.to_state = {accepted} AND {bounded}"
+    ));
+    sql
+}
+
+/// Out-of-order publications among the jobs accepted in the last `window`: the suspects'
+/// pairs ([`out_of_order_sql`]); within the first `window` after V16 was installed on a table
+/// that held jobs, also those of the acceptances before it ([`logged_out_of_order_sql`]).
 pub async fn out_of_order<C: GenericClient>(
     client: &C,
     window: Duration,
 ) -> Result<Vec<OutOfOrder>> {
-    out_of_order_pruned(client, window, Prune::around(window)).await
+    let sql = out_of_order_sql(window);
+    let params = sql.params();
+    let window_secs = secs(window);
+    let watch_params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&window_secs];
+    let (rows, watch) = futures::try_join!(
+        client.query(&sql.text, &params),
+        client.query_opt(WATCH_SQL, &watch_params),
+    )?;
+    let mut pairs = rows.iter().map(pair).collect::<Result<Vec<_>>>()?;
+    if let Some(watch) = watch {
+        let before: i64 = watch.try_get(0)?;
+        let logged = logged_out_of_order(client, window, Prune::around(window), before).await?;
+        pairs.extend(logged);
+        pairs.sort_by(|a, b| {
+            (a.older.accepted_at, a.older.id, a.newer.id).cmp(&(
+                b.older.accepted_at,
+                b.older.id,
+                b.newer.id,
+            ))
+        });
+        pairs.dedup_by_key(|p| (p.older.id, p.newer.id));
+    }
+    Ok(pairs)
 }
 
-/// [`out_of_order`] with the pruning bounds given (this machine's clock is one input to them).
-pub async fn out_of_order_pruned<C: GenericClient>(
+/// The pairs of the acceptances logged up to `before_event` within the last `window`
+/// ([`logged_out_of_order_sql`]), with the pruning bounds given (this machine's clock is one
+/// input to them).
+pub async fn logged_out_of_order<C: GenericClient>(
     client: &C,
     window: Duration,
     prune: Prune,
+    before_event: i64,
 ) -> Result<Vec<OutOfOrder>> {
     let (bound, prune) = prune
         .query(client, 1, |p| event_window_sql(window, p))
@@ -127,25 +181,25 @@ pub async fn out_of_order_pruned<C: GenericClient>(
         .first()
         .ok_or_else(|| Error::bug("the event window's statement returned no row"))?
         .try_get(0)?;
-    let sql = out_of_order_sql(after, &prune);
+    let sql = logged_out_of_order_sql(after, before_event, &prune);
     let rows = client.query(&sql.text, &sql.params()).await?;
-    rows.iter()
-        .map(|row| {
-            Ok(OutOfOrder {
-                tenant_id: row.try_get(0)?,
-                article_id: row.try_get(1)?,
-                destination: row.try_get(2)?,
-                older: AcceptedRevision {
-                    id: row.try_get(3)?,
-                    revision_id: row.try_get(4)?,
-                    accepted_at: row.try_get(5)?,
-                },
-                newer: AcceptedRevision {
-                    id: row.try_get(6)?,
-                    revision_id: row.try_get(7)?,
-                    accepted_at: row.try_get(8)?,
-                },
-            })
-        })
-        .collect()
+    rows.iter().map(pair).collect()
+}
+
+fn pair(row: &tokio_postgres::Row) -> Result<OutOfOrder> {
+    Ok(OutOfOrder {
+        tenant_id: row.try_get(0)?,
+        article_id: row.try_get(1)?,
+        destination: row.try_get(2)?,
+        older: AcceptedRevision {
+            id: row.try_get(3)?,
+            revision_id: row.try_get(4)?,
+            accepted_at: row.try_get(5)?,
+        },
+        newer: AcceptedRevision {
+            id: row.try_get(6)?,
+            revision_id: row.try_get(7)?,
+            accepted_at: row.try_get(8)?,
+        },
+    })
 }

@@ -176,12 +176,12 @@ async fn accepted_pair(env: &TestEnv, article: &str, first: &str, second: &str) 
 /// notices, and looks again over every partition).
 #[tokio::test]
 async fn out_of_order_finds_the_same_pairs_whatever_this_machines_clock_says() {
-    use reconctl::jobs::query::{out_of_order_pruned, sql::Prune};
+    use reconctl::jobs::query::{logged_out_of_order, sql::Prune};
     let env = TestEnv::new().await;
     accepted_pair(&env, "in-order", "1", "2").await;
     let (newer, older) = accepted_pair(&env, "late", "10", "9").await;
     let hour = Duration::from_secs(3600);
-    let want = out_of_order_pruned(&env.client, hour, Prune::none())
+    let want = logged_out_of_order(&env.client, hour, Prune::none(), i64::MAX)
         .await
         .unwrap();
     assert_eq!(want.len(), 1, "{want:?}");
@@ -189,7 +189,9 @@ async fn out_of_order_finds_the_same_pairs_whatever_this_machines_clock_says() {
     let now = chrono::Utc::now();
     for skew_days in [-400, -3, 0, 3] {
         let prune = Prune::around_at(now + chrono::Duration::days(skew_days), hour);
-        let got = out_of_order_pruned(&env.client, hour, prune).await.unwrap();
+        let got = logged_out_of_order(&env.client, hour, prune, i64::MAX)
+            .await
+            .unwrap();
         assert_eq!(got, want, "skew {skew_days} days");
         let window = query::event_window_sql(hour, &prune);
         let row = env

@@ -14,10 +14,9 @@ async fn the_expected_indexes_are_exactly_those_the_migrations_create() {
             "SELECT c.relname::text, i.indisunique FROM pg_index i
              JOIN pg_class c ON c.oid = i.indexrelid
              JOIN pg_class t ON t.oid = i.indrelid
-             WHERE t.relname IN ('publication_jobs', 'job_events', 'destination_pauses', 'destination_events', 'job_event_destinations', 'plans', 'plan_items', 'plan_events')
-               AND NOT i.indisprimary
+             WHERE t.relname = ANY($1) AND NOT i.indisprimary
              ORDER BY 1",
-            &[],
+            &[&reconctl::schema::TABLES],
         )
         .await
         .unwrap();

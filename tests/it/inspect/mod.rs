@@ -23,6 +23,7 @@ mod check;
 mod doctor;
 mod list;
 mod metrics;
+mod order;
 mod plans;
 mod show;
 mod status;

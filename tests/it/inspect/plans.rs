@@ -190,10 +190,11 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
         );
         statements.push((format!("check: event window{label}"), window));
         statements.push((
-            format!("check: out of order{label}"),
-            query::out_of_order_sql(after, &prune),
+            format!("check: out of order before V16{label}"),
+            query::logged_out_of_order_sql(after, i64::MAX, &prune),
         ));
     }
+    statements.push(("check: out of order".into(), query::out_of_order_sql(hour)));
     statements.push((
         "reconcile: count".into(),
         reconctl::jobs::reconcile::count_sql(&[reconctl::jobs::State::Uncertain], None),

@@ -377,7 +377,8 @@ async fn an_owner_without_createrole_migrates() {
             "counter_slots",
             "plan_events_at",
             "lease_minutes",
-            "fold_slots"
+            "fold_slots",
+            "order_suspects"
         ]
     );
     let grants = env
