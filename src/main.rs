@@ -43,9 +43,14 @@ fn main() -> ExitCode {
         }
     };
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        runtime.block_on(reconctl::commands::run(&ctx, &cli.command, Cli::command))
+        runtime.block_on(async {
+            let result = reconctl::commands::run(&ctx, &cli.command, Cli::command).await;
+            ctx.close().await;
+            result
+        })
     }));
-    // Do not wait for background connection tasks.
+    // What is still running (a session in use by a task that did not finish) is not waited
+    // for.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     let Ok(result) = result else {
         return ExitCode::from(1);

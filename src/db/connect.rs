@@ -91,7 +91,7 @@ fn classify(code: &SqlState, message: &str) -> ServerFailure {
 
 /// One session to the first host that takes us (with that host's index in the settings), or
 /// every host's reason.
-pub(super) async fn open(target: &Target) -> Result<(Client, JoinHandle<()>, usize)> {
+pub(super) async fn open(target: &Target) -> Result<(Client, usize)> {
     let s = &target.settings;
     let timeout = s.connect_timeout.unwrap_or(target.limits.connect_timeout);
     let mut order: Vec<usize> = (0..s.hosts.len()).collect();
@@ -122,7 +122,10 @@ pub(super) async fn open(target: &Target) -> Result<(Client, JoinHandle<()>, usi
         for &i in &order {
             let host = &s.hosts[i];
             match tokio::time::timeout(timeout, open_host(target, host, *pass)).await {
-                Ok(Ok((client, task))) => return Ok((client, task, i)),
+                Ok(Ok((client, task))) => {
+                    track(task);
+                    return Ok((client, i));
+                }
                 Ok(Err(f)) => failures.push((host.label(), f)),
                 Err(_) => failures.push((host.label(), Failure::Timeout(timeout))),
             }
@@ -312,6 +315,26 @@ impl<S, T: TlsConnect<S>> TlsConnect<S> for Flagged<T> {
         self.used.store(true, Ordering::SeqCst);
         self.inner.connect(stream)
     }
+}
+
+/// The connection tasks of this process's sessions. A session ends when its client is
+/// dropped: its task then sends Terminate and closes the socket, as psql does on exit.
+/// [`close`] lets those tasks finish before the process exits; the runtime's shutdown would
+/// drop them mid-way, and the server would log a lost or reset connection for every command.
+static TASKS: std::sync::Mutex<Vec<JoinHandle<()>>> = std::sync::Mutex::new(Vec::new());
+
+fn track(task: JoinHandle<()>) {
+    let mut tasks = TASKS.lock().unwrap_or_else(|e| e.into_inner());
+    tasks.retain(|t| !t.is_finished());
+    tasks.push(task);
+}
+
+/// Waits, at most `wait`, for the sessions whose clients were dropped to end: each says
+/// goodbye to its server (Terminate) and closes its socket. A session still in use is left
+/// to the runtime's shutdown.
+pub async fn close(wait: std::time::Duration) {
+    let tasks = std::mem::take(&mut *TASKS.lock().unwrap_or_else(|e| e.into_inner()));
+    let _ = tokio::time::timeout(wait, futures::future::join_all(tasks)).await;
 }
 
 fn spawn<S, T>(conn: tokio_postgres::Connection<S, T>) -> JoinHandle<()>

@@ -8,6 +8,7 @@
 //! database only.
 
 mod connect;
+pub use connect::close;
 pub mod conninfo;
 mod passfile;
 pub mod pool;
@@ -16,8 +17,6 @@ pub mod tls;
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-
-use tokio::task::JoinHandle;
 
 pub use conninfo::{Environment, Settings, SslMode};
 pub use pool::{Pool, PooledClient};
@@ -51,7 +50,6 @@ impl Default for SessionLimits {
 pub struct Session {
     pub client: tokio_postgres::Client,
     pub host: String,
-    _task: JoinHandle<()>,
 }
 
 /// Where to connect, resolved once.
@@ -203,11 +201,10 @@ impl Target {
 
     /// One connection, and which host of the list it reached.
     pub async fn connect_session(&self) -> Result<Session> {
-        let (client, task, i) = connect::open(self).await?;
+        let (client, i) = connect::open(self).await?;
         Ok(Session {
             client,
             host: self.settings.hosts[i].label(),
-            _task: task,
         })
     }
 

@@ -20,8 +20,12 @@ impl managed::Manager for Connector {
     type Error = Error;
 
     async fn create(&self) -> Result<ClientWrapper> {
-        let (client, task, _) = super::connect::open(&self.target).await?;
-        Ok(ClientWrapper::new(client, task))
+        let (client, _) = super::connect::open(&self.target).await?;
+        // The wrapper aborts the task it is given when it is dropped: given the connection's
+        // own, the session would end without its Terminate. The connection's task is kept by
+        // `connect` (it ends when the client is dropped, after saying goodbye); the wrapper
+        // gets one that has nothing to do.
+        Ok(ClientWrapper::new(client, tokio::spawn(async {})))
     }
 
     async fn recycle(&self, client: &mut ClientWrapper, _: &Metrics) -> RecycleResult<Error> {

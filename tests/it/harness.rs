@@ -334,6 +334,12 @@ impl TestEnv {
         self.client.query_one(sql, &[]).await.unwrap().get(0)
     }
 
+    /// The first column of every row of `sql`.
+    pub async fn column<T: for<'a> tokio_postgres::types::FromSql<'a>>(&self, sql: &str) -> Vec<T> {
+        let rows = self.client.query(sql, &[]).await.unwrap();
+        rows.iter().map(|r| r.get(0)).collect()
+    }
+
     /// The invariants every test must leave behind (see `check_invariants`).
     pub async fn assert_invariants(&self) {
         let problems = check_invariants(&self.client).await;

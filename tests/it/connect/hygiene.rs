@@ -259,3 +259,66 @@ async fn item_24_10_a_migration_stopped_by_a_timeout_is_busy() {
     reader.batch_execute("ROLLBACK").await.unwrap();
     env.run(&["migrate", "--yes"]).expect(0);
 }
+
+/// Every command ends its sessions as psql ends its one: Terminate, then close. The server
+/// counts none of them as abandoned (`pg_stat_database.sessions_abandoned`: a client gone
+/// without a goodbye, which the server also logs as an unexpected EOF or a connection reset
+/// in every command's wake), whether the command succeeded, found a problem or failed.
+#[tokio::test]
+async fn every_command_says_goodbye_to_the_server() {
+    let env = TestEnv::new().await;
+    env.seed(crate::harness::Seed::new("u1").state(reconctl::jobs::State::Uncertain))
+        .await;
+    let abandoned = || async {
+        env.count(
+            "SELECT sessions_abandoned FROM pg_stat_database WHERE datname = current_database()",
+        )
+        .await
+    };
+    let before = abandoned().await;
+    let commands: &[(&[&str], i32)] = &[
+        (&["status"], 0),
+        (&["status", "-v", "-o", "json"], 0),
+        (&["metrics"], 0),
+        (&["check"], 5),
+        (&["jobs", "list"], 0),
+        (&["jobs", "uncertain", "-o", "json"], 0),
+        (&["events"], 0),
+        (&["destination", "list"], 0),
+        (&["doctor"], 0),
+        // Not found: a failure after the session was opened.
+        (&["jobs", "show", "00000000-0000-0000-0000-000000000000"], 4),
+    ];
+    for (args, code) in commands {
+        env.run(args).expect(*code);
+    }
+    // The backends have ended (their statistics are written as they exit).
+    let started = Instant::now();
+    while env
+        .count(
+            "SELECT count(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND application_name LIKE 'reconctl%'
+             AND pid <> pg_backend_pid()",
+        )
+        .await
+        > 0
+    {
+        if started.elapsed() > Duration::from_secs(10) {
+            let left: Vec<String> = env
+                .column(
+                    "SELECT format('%s %s %s %s', pid, application_name, state, query)
+                     FROM pg_stat_activity
+                     WHERE datname = current_database() AND application_name LIKE 'reconctl%'
+                       AND pid <> pg_backend_pid()",
+                )
+                .await;
+            panic!("reconctl's sessions did not end: {left:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        abandoned().await,
+        before,
+        "sessions ended without a goodbye"
+    );
+}
