@@ -83,7 +83,7 @@ pub const UNFOLDED: &str = "state = 'in_flight' AND slot >= 0 \
 /// more rows.
 pub async fn fold<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
     use tokio_postgres::error::SqlState;
-    match client.query_opt(FOLD_SQL.as_str(), &[]).await {
+    match client.query_typed_opt(FOLD_SQL.as_str(), &[]).await {
         // A database without the schema (or before V14): the reads that follow say what is
         // missing, in the words every other command uses.
         Err(e)

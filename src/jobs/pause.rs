@@ -330,8 +330,8 @@ impl Pauses {
 /// `destination list`, `check` and `metrics` call.
 pub async fn observe<C: GenericClient>(client: &C, actor: &str) -> Result<Pauses> {
     let (flags, rows) = futures::try_join!(
-        client.query_one(MAY_RECORD_SQL, &[]),
-        client.query(PAUSES_SQL, &[]),
+        client.query_typed_one(MAY_RECORD_SQL, &[]),
+        client.query_typed(PAUSES_SQL, &[]),
     )?;
     let mut now: DateTime<Utc> = flags.try_get(0)?;
     let may_record: bool = flags.try_get(1)?;

@@ -106,11 +106,11 @@ pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
     // what they sum.
     let ((), groups, clock) = futures::try_join!(
         crate::jobs::counters::fold(client),
-        async { Ok::<_, Error>(client.query(&groups_sql, &[]).await?) },
+        async { Ok::<_, Error>(client.query_typed(&groups_sql, &[]).await?) },
         async {
             Ok::<_, Error>(
                 client
-                    .query_one(
+                    .query_typed_one(
                         "SELECT now(), (SELECT built_at IS NOT NULL FROM job_counters_build)",
                         &[],
                     )
@@ -309,14 +309,13 @@ pub async fn health<C: GenericClient>(
     // they are, but for the moments between V10 and migrate's build, when the scan runs
     // after (one statement planned in the common case, not two, and no round trip first).
     let counted = health_sql(stuck_after, uncertain_after);
-    let params = counted.params();
     let ((), mut rows, clock, leases) = futures::try_join!(
         crate::jobs::counters::fold(client),
-        async { Ok::<_, Error>(client.query(&counted.text, &params).await?) },
+        async { Ok::<_, Error>(counted.query_typed(client).await?) },
         async {
             Ok::<_, Error>(
                 client
-                    .query_one(
+                    .query_typed_one(
                         &format!("SELECT now(), {}", crate::jobs::counters::BUILT_EXPR),
                         &[],
                     )

@@ -95,74 +95,84 @@ pub fn moves_window() -> std::time::Duration {
 
 /// `$1` seconds. Per destination: in_flight jobs whose lease expired more than that long ago
 /// (0: expired at all, for `status -v` and `metrics`; `--stuck-after`, for `check`, which sums
-/// the rows), and when the oldest expired. With the counters built, from the in_flight
-/// counters, which are kept per minute of lease expiry (migrations/V14): the minutes before
-/// the cutoff's minute are summed, and of the cutoff's own minute the index
-/// `ix_publication_jobs_lease_destination` reads only the part on one side of the cutoff
-/// (`$2`: true, the part before it, which is added; false, the part after, taken from the
-/// minute's count). Either is exact (one snapshot); the caller picks the shorter, so at most
-/// half a minute of lease expiries is read, however many leases expired and however recently
-/// the rows were written. A probe of the same index gives the oldest expiry. Before the
-/// counters are built: a range of the expired ones. The two branches are gated on
-/// `job_counters_build` inside the statement (a one-time filter: the branch not taken is not
-/// run), so no round trip asks first. The cutoff is written out where it ranges over the
-/// jobs' index, not computed once in a subquery: the planner then knows its value when it
-/// estimates each range (a subquery's value it would guess at a third of the in_flight
-/// jobs). Only the counter rows' minute is computed once (they are few, and read in full).
+/// the rows), and when the oldest expired. From the in_flight counters, which are kept per
+/// minute of lease expiry (migrations/V14): the minutes before the cutoff's minute are summed,
+/// and of the cutoff's own minute the index `ix_publication_jobs_lease_destination` reads only
+/// the part on one side of the cutoff: the part before it, which is added, when the cutoff
+/// falls in the first half of its minute by this machine's clock; else the part after it,
+/// taken from the minute's count. Either is exact (one snapshot; the server's clock decides
+/// what is counted), and only the side read is written into the statement, so only it is
+/// planned: at most half a minute of lease expiries is read, however many leases expired and
+/// however recently the rows were written. A probe of the same index gives the oldest expiry.
+///
+/// The first column of every row says whether the counters are built (`job_counters_build`);
+/// there is always a row (destination NULL when no lease expired), so the answer comes with
+/// the counts and no round trip asks first. Until they are built (the moments between V10
+/// and migrate's build) the counts are partial and [`expired_leases_scan_sql`] is run instead.
+/// The cutoff is written out where it ranges over the jobs' index, not computed once in a
+/// subquery: the planner then knows its value when it estimates each range (a subquery's
+/// value it would guess at a third of the in_flight jobs). Only the counter rows' minute is
+/// computed once (they are few, and read in full).
 pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     let mut sql = Sql::new();
     let secs = sql.bind(ago.as_secs_f64());
-    let before = sql.bind(cutoff_in_first_half(ago, Utc::now()));
     let cutoff = format!("(now() - make_interval(secs => {secs}::float8))");
     let minute = format!("floor(extract(epoch FROM {cutoff}) / 60)");
-    let start = format!("to_timestamp({minute} * 60)");
-    let end = format!("to_timestamp(({minute} + 1) * 60)");
     // The same minute for the counter rows: computed once (an InitPlan) as a bigint, so each
     // row is compared as it is stored, and only the minutes up to the cutoff's are read.
     let counted = format!("(SELECT {minute}::bigint)");
     let leased = State::leased().literal();
     let built = crate::jobs::counters::BUILT_EXPR;
-    let part = |from: &str, to: &str, side: &str| {
+    let part = |from: &str, to: &str| {
         format!(
             "SELECT destination, count(*) AS n FROM publication_jobs \
              WHERE state = {leased} AND lease_expires_at >= {from} AND lease_expires_at < {to} \
-               AND {side} GROUP BY destination"
+             GROUP BY destination"
+        )
+    };
+    let (n, side) = if cutoff_in_first_half(ago, Utc::now()) {
+        (
+            "f.past + coalesce(p.n, 0)",
+            part(&format!("to_timestamp({minute} * 60)"), &cutoff),
+        )
+    } else {
+        (
+            "f.past + f.now - coalesce(p.n, 0)",
+            part(&cutoff, &format!("to_timestamp(({minute} + 1) * 60)")),
         )
     };
     sql.text = format!(
-        "WITH built AS (SELECT {built} AS yes) \
-         SELECT destination, n, oldest FROM ( \
-             SELECT f.destination, \
-                    f.past + CASE WHEN {before} THEN coalesce(l.n, 0) ELSE f.now - coalesce(r.n, 0) END AS n, \
-                    o.oldest \
+        "SELECT b.yes, e.destination, e.n, e.oldest \
+         FROM (SELECT {built} AS yes) b LEFT JOIN ( \
+             SELECT f.destination, {n} AS n, o.oldest \
              FROM (SELECT destination, \
                           coalesce(sum(n) FILTER (WHERE lease_minute < {counted}), 0)::bigint AS past, \
                           coalesce(sum(n) FILTER (WHERE lease_minute = {counted}), 0)::bigint AS now \
                    FROM job_counters \
                    WHERE state = {leased} AND lease_minute <= {counted} \
                    GROUP BY destination HAVING sum(n) <> 0) f \
-             LEFT JOIN ({left}) l USING (destination) \
-             LEFT JOIN ({right}) r USING (destination) \
+             LEFT JOIN ({side}) p USING (destination) \
              CROSS JOIN LATERAL ( \
                  SELECT j.lease_expires_at AS oldest FROM publication_jobs j \
                  WHERE j.state = {leased} AND j.destination = f.destination \
                    AND j.lease_expires_at < {cutoff} \
                  ORDER BY j.lease_expires_at, j.destination LIMIT 1) o \
-             WHERE (SELECT yes FROM built) \
-             UNION ALL \
-             {unbuilt}) e \
-         WHERE n > 0 AND oldest IS NOT NULL",
-        left = part(&start, &cutoff, &format!("{before}::boolean")),
-        right = part(&cutoff, &end, &format!("NOT {before}::boolean")),
-        unbuilt = gated_scan(
-            &format!(
-                "SELECT destination, count(*) AS n, min(lease_expires_at) AS oldest \
-                 FROM publication_jobs \
-                 WHERE state = {leased} AND lease_expires_at < {cutoff} \
-                 GROUP BY destination"
-            ),
-            "NOT (SELECT yes FROM built)"
-        ),
+             WHERE {n} > 0) e ON true"
+    );
+    sql
+}
+
+/// [`expired_leases_sql`] before the counters are built: a range of the expired leases of
+/// `ix_publication_jobs_lease_destination`, grouped. The same columns, the first `true`.
+pub fn expired_leases_scan_sql(ago: std::time::Duration) -> Sql {
+    let mut sql = Sql::new();
+    let secs = sql.bind(ago.as_secs_f64());
+    let leased = State::leased().literal();
+    sql.text = format!(
+        "SELECT true, destination, count(*), min(lease_expires_at) \
+         FROM publication_jobs \
+         WHERE state = {leased} AND lease_expires_at < now() - make_interval(secs => {secs}::float8) \
+         GROUP BY destination"
     );
     sql
 }
@@ -173,13 +183,6 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
 pub fn cutoff_in_first_half(ago: std::time::Duration, now: DateTime<Utc>) -> bool {
     let cutoff = now - chrono::Duration::from_std(ago).unwrap_or_default();
     cutoff.timestamp().rem_euclid(60) < 30
-}
-
-/// `scan` (a whole SELECT) run only when `gate` (an expression of no row) holds: the gate is
-/// a one-time filter above the scan, never pushed into it (`OFFSET 0` keeps the subquery
-/// whole), so when it is false nothing below it starts, parallel workers included.
-fn gated_scan(scan: &str, gate: &str) -> String {
-    format!("SELECT * FROM ({scan} OFFSET 0) gated WHERE {gate}")
 }
 
 /// How often one action moved one destination's jobs.
@@ -242,18 +245,21 @@ pub async fn expired_leases<C: GenericClient>(
     client: &C,
     ago: std::time::Duration,
 ) -> Result<Vec<ExpiredLeaseGroup>> {
-    let sql = expired_leases_sql(ago);
-    let rows = client.query(&sql.text, &sql.params()).await?;
-    let mut out = rows
-        .iter()
-        .map(|r| {
-            Ok(ExpiredLeaseGroup {
-                destination: r.try_get(0)?,
-                count: r.try_get(1)?,
-                oldest_expired_at: r.try_get(2)?,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let mut rows = expired_leases_sql(ago).query_typed(client).await?;
+    if !rows.first().map_or(Ok(true), |r| r.try_get::<_, bool>(0))? {
+        rows = expired_leases_scan_sql(ago).query_typed(client).await?;
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for r in &rows {
+        // The row of NULLs: no lease expired.
+        if let Some(destination) = r.try_get::<_, Option<String>>(1)? {
+            out.push(ExpiredLeaseGroup {
+                destination,
+                count: r.try_get(2)?,
+                oldest_expired_at: r.try_get(3)?,
+            });
+        }
+    }
     out.sort_by(|a, b| a.destination.cmp(&b.destination));
     Ok(out)
 }

@@ -141,12 +141,14 @@ pub async fn out_of_order<C: GenericClient>(
     window: Duration,
 ) -> Result<Vec<OutOfOrder>> {
     let sql = out_of_order_sql(window);
-    let params = sql.params();
     let window_secs = secs(window);
-    let watch_params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&window_secs];
+    let watch_params = [(
+        &window_secs as &(dyn tokio_postgres::types::ToSql + Sync),
+        tokio_postgres::types::Type::FLOAT8,
+    )];
     let (rows, watch) = futures::try_join!(
-        client.query(&sql.text, &params),
-        client.query_opt(WATCH_SQL, &watch_params),
+        sql.query_typed(client),
+        client.query_typed_opt(WATCH_SQL, &watch_params),
     )?;
     let mut pairs = rows.iter().map(pair).collect::<Result<Vec<_>>>()?;
     if let Some(watch) = watch {

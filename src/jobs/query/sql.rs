@@ -180,7 +180,7 @@ impl Prune {
         build: impl Fn(&Prune) -> Sql,
     ) -> std::result::Result<(Vec<Row>, Prune), tokio_postgres::Error> {
         let sql = build(&self);
-        let rows = client.query(&sql.text, &sql.params()).await?;
+        let rows = sql.query_typed(client).await?;
         match rows.first() {
             Some(first) if !first.try_get::<_, bool>(guard)? => {
                 // This machine's clock is more than a day from the server's: every partition.

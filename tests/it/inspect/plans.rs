@@ -168,6 +168,10 @@ async fn every_inspection_statement_uses_an_index_on_a_skewed_table() {
         "status -v/metrics: expired leases".into(),
         query::moves::expired_leases_sql(Duration::ZERO),
     ));
+    statements.push((
+        "status -v/metrics: expired leases (counters not built)".into(),
+        query::moves::expired_leases_scan_sql(Duration::ZERO),
+    ));
     // The out-of-order window, with this machine's clock bounding the partitions planned,
     // and without (the clocks a day apart).
     let hour = Duration::from_secs(3600);
