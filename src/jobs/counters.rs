@@ -33,6 +33,15 @@ pub const BUILT_SQL: &str = "SELECT built_at IS NOT NULL FROM job_counters_build
 pub const BUILT_EXPR: &str =
     "coalesce((SELECT built_at IS NOT NULL FROM job_counters_build), false)";
 
+/// `inner` (a whole SELECT, aliased `alias`) beside whether the counters are built: the
+/// first column is that answer, `columns` (of `alias`) follow, and there is always a row
+/// (`columns` NULL when `inner` has none). For a statement that reads the counters and is
+/// sent with the others, not after the question; when they are not built, its caller reads
+/// the table instead.
+pub fn beside_built(columns: &str, inner: &str, alias: &str) -> String {
+    format!("SELECT b.yes, {columns} FROM (SELECT {BUILT_EXPR} AS yes) b LEFT JOIN ({inner}) {alias} ON true")
+}
+
 /// A job row's counter minute (migrations/V14): for an in_flight job the minute its lease
 /// expires, 0 for every other state. The triggers write the same expression (a test holds
 /// the two together).
@@ -141,7 +150,7 @@ pub struct Recount {
 
 pub async fn is_built<C: tokio_postgres::GenericClient>(client: &C) -> Result<bool> {
     Ok(client
-        .query_opt(BUILT_SQL, &[])
+        .query_typed_opt(BUILT_SQL, &[])
         .await?
         .map(|r| r.get::<_, bool>(0))
         .unwrap_or(false))

@@ -264,16 +264,32 @@ fn prefixed(alias: &str, columns: &str) -> String {
         .join(", ")
 }
 
-/// Every pause row (in force or expired but not yet recorded), with the database's clock.
-const PAUSES_SQL: &str = "SELECT destination, reason, actor, since, until, updated_at \
-     FROM destination_pauses ORDER BY destination";
+/// The database's clock, whether this session may record an expiry (a reader or a worker,
+/// or a read-only session such as a standby or `--read-only`, only shows it), then every
+/// pause row (in force or expired but not yet recorded), by destination. One statement:
+/// there is always a row, its pause columns NULL when no destination is paused.
+const OBSERVE_SQL: &str = "SELECT f.now, f.may_record, \
+     p.destination, p.reason, p.actor, p.since, p.until, p.updated_at \
+     FROM (SELECT now() AS now, \
+                  has_table_privilege('destination_pauses', 'DELETE') \
+                  AND has_table_privilege('destination_events', 'INSERT') \
+                  AND current_setting('transaction_read_only') = 'off' AS may_record) f \
+     LEFT JOIN destination_pauses p ON true ORDER BY p.destination";
 
-/// Whether this session may record an expiry: a reader (or a worker), or a read-only session
-/// (a standby, `--read-only`), only shows it.
-const MAY_RECORD_SQL: &str = "SELECT now(), \
-     has_table_privilege('destination_pauses', 'DELETE') \
-     AND has_table_privilege('destination_events', 'INSERT') \
-     AND current_setting('transaction_read_only') = 'off'";
+/// [`OBSERVE_SQL`]: the clock, whether this session may record, every pause row.
+async fn read_pauses<C: GenericClient>(client: &C) -> Result<(DateTime<Utc>, bool, Vec<Pause>)> {
+    let rows = client.query_typed(OBSERVE_SQL, &[]).await?;
+    let first = rows
+        .first()
+        .ok_or_else(|| Error::bug("the pauses' statement returned no row"))?;
+    let mut pauses = Vec::with_capacity(rows.len());
+    for r in &rows {
+        if r.try_get::<_, Option<&str>>(2)?.is_some() {
+            pauses.push(Pause::from_row_at(r, 2)?);
+        }
+    }
+    Ok((first.try_get(0)?, first.try_get(1)?, pauses))
+}
 
 /// A pause that ended by itself, and its `expire` event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -329,30 +345,13 @@ impl Pauses {
 /// first (exactly once, whoever else notices at the same moment). What `status`,
 /// `destination list`, `check` and `metrics` call.
 pub async fn observe<C: GenericClient>(client: &C, actor: &str) -> Result<Pauses> {
-    let (flags, rows) = futures::try_join!(
-        client.query_typed_one(MAY_RECORD_SQL, &[]),
-        client.query_typed(PAUSES_SQL, &[]),
-    )?;
-    let mut now: DateTime<Utc> = flags.try_get(0)?;
-    let may_record: bool = flags.try_get(1)?;
-    let mut all = rows
-        .iter()
-        .map(|r| Pause::from_row_at(r, 0))
-        .collect::<Result<Vec<_>>>()?;
+    let (mut now, may_record, mut all) = read_pauses(client).await?;
     let mut recorded = Vec::new();
     if may_record && all.iter().any(|p| !p.in_force(now)) {
         recorded = record_expiries(client, actor).await?;
         // Read again: the expiry statement's clock is later, and another command may have
         // changed a pause meanwhile.
-        let (flags, rows) = futures::try_join!(
-            client.query_one(MAY_RECORD_SQL, &[]),
-            client.query(PAUSES_SQL, &[]),
-        )?;
-        now = flags.try_get(0)?;
-        all = rows
-            .iter()
-            .map(|r| Pause::from_row_at(r, 0))
-            .collect::<Result<Vec<_>>>()?;
+        (now, _, all) = read_pauses(client).await?;
     }
     let (in_force, expired) = all.into_iter().partition(|p| p.in_force(now));
     Ok(Pauses {

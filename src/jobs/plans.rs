@@ -740,7 +740,10 @@ pub async fn recent_applies<C: GenericClient>(
     within: std::time::Duration,
 ) -> Result<Vec<RecentApply>> {
     let rows = client
-        .query(RECENT_APPLIES_SQL, &[&within.as_secs_f64()])
+        .query_typed(
+            RECENT_APPLIES_SQL,
+            &[(&within.as_secs_f64(), tokio_postgres::types::Type::FLOAT8)],
+        )
         .await?;
     rows.iter()
         .map(|r| {

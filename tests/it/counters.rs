@@ -491,6 +491,18 @@ async fn the_build_combines_its_snapshot_with_writes_before_during_and_after_it(
     assert_eq!(v["states"][6]["count"], Value::Null);
     let text = env.run(&["status"]).expect(0).stdout();
     assert!(text.contains("counters not built"), "{text}");
+    // destination list names the destinations with open jobs from the table meanwhile.
+    let destinations = |env: &TestEnv| {
+        env.run(&["destination", "list", "-o", "json"])
+            .expect(0)
+            .json()["destinations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["name"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(destinations(&env), ["cms-0", "cms-1", "cms-2", "cms-3"]);
     // check works too (its scan of the open states' index).
     env.run(&[
         "check",
@@ -530,6 +542,11 @@ async fn the_build_combines_its_snapshot_with_writes_before_during_and_after_it(
     assert_exact(&env, "the build").await;
     let jobs: i64 = counters(&env.client).await.values().sum();
     assert_eq!(jobs, 3001);
+    // From the counters now: the open destination the transaction across the build added.
+    assert_eq!(
+        destinations(&env),
+        ["cms-0", "cms-1", "cms-2", "cms-3", "cms-open"]
+    );
     // Built: a second build has nothing to add, and migrate has nothing to do.
     env.run(&["migrate"]).expect(0);
     assert_exact(&env, "a second migrate").await;

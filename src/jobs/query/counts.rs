@@ -163,18 +163,23 @@ pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
 /// The job longest uncertain, as the first of `jobs uncertain` (by `state_changed_at`, then
 /// id): per destination with uncertain jobs (their counters), the first entry of
 /// `ix_publication_jobs_open_state_age`, then the earliest of those. One probe per
-/// destination, where the listing's first page sorts every uncertain job.
+/// destination, where the listing's first page sorts every uncertain job. The first column
+/// says whether the counters are built (there is always a row; the job's columns follow, NULL
+/// when no job is uncertain), so the statement is sent with the others, not after a question.
 pub fn oldest_uncertain_sql() -> String {
     let uncertain = State::Uncertain.literal();
-    format!(
-        "SELECT {job} FROM (SELECT destination FROM job_counters WHERE state = {uncertain}
-                       GROUP BY destination HAVING sum(n) <> 0) d
-         CROSS JOIN LATERAL (
-             SELECT * FROM publication_jobs p
-             WHERE p.state = {uncertain} AND p.destination = d.destination
-             ORDER BY p.state_changed_at, p.id LIMIT 1) j
-         ORDER BY j.state_changed_at, j.id LIMIT 1",
-        job = crate::jobs::model::qualified(crate::jobs::model::JOB_COLUMNS, "j"),
+    crate::jobs::counters::beside_built(
+        &crate::jobs::model::qualified(crate::jobs::model::JOB_COLUMNS, "j"),
+        &format!(
+            "SELECT j.* FROM (SELECT destination FROM job_counters WHERE state = {uncertain}
+                              GROUP BY destination HAVING sum(n) <> 0) d
+             CROSS JOIN LATERAL (
+                 SELECT * FROM publication_jobs p
+                 WHERE p.state = {uncertain} AND p.destination = d.destination
+                 ORDER BY p.state_changed_at, p.id LIMIT 1) j
+             ORDER BY j.state_changed_at, j.id LIMIT 1"
+        ),
+        "j",
     )
 }
 
@@ -182,9 +187,12 @@ pub fn oldest_uncertain_sql() -> String {
 /// uncertain` cannot disagree on which job is the oldest: [`oldest_uncertain_sql`]; before
 /// the counters are built, the listing's first page of one.
 pub async fn oldest_uncertain<C: GenericClient>(client: &C) -> Result<Option<Job>> {
-    if crate::jobs::counters::is_built(client).await? {
-        let row = client.query_opt(&oldest_uncertain_sql(), &[]).await?;
-        return row.as_ref().map(Job::from_row).transpose();
+    let row = client.query_typed_one(&oldest_uncertain_sql(), &[]).await?;
+    if row.try_get::<_, bool>(0)? {
+        if row.try_get::<_, Option<uuid::Uuid>>(1)?.is_none() {
+            return Ok(None);
+        }
+        return Job::from_row_at(&row, 1).map(Some);
     }
     let listing = super::Listing::Uncertain { destination: None };
     let page = super::page_after(client, &listing, None, 1).await?;

@@ -74,15 +74,33 @@ pub fn unknown_destination(
     err
 }
 
-/// Destinations with open jobs (any state but accepted): from the partial index of the open
-/// states (`destination list`).
+/// Destinations with open jobs (any state but accepted), for `destination list`: from the
+/// counters (a few rows per destination, however many jobs are open); before they are built,
+/// from the partial index of the open states.
 pub async fn with_open_jobs<C: GenericClient>(client: &C) -> Result<BTreeSet<String>> {
+    let bulk = crate::jobs::State::bulk().literal();
+    let counted = crate::jobs::counters::beside_built(
+        "c.destination",
+        &format!(
+            "SELECT destination FROM job_counters WHERE state <> {bulk} \
+             GROUP BY destination HAVING sum(n) <> 0"
+        ),
+        "c",
+    );
+    let rows = client.query_typed(&counted, &[]).await?;
+    if rows
+        .first()
+        .map_or(Ok(false), |r| r.try_get::<_, bool>(0))?
+    {
+        return rows
+            .iter()
+            .filter_map(|r| r.try_get::<_, Option<String>>(1).transpose())
+            .map(|d| Ok(d?))
+            .collect();
+    }
     let rows = client
-        .query(
-            &format!(
-                "SELECT DISTINCT destination FROM publication_jobs WHERE state <> {}",
-                crate::jobs::State::bulk().literal()
-            ),
+        .query_typed(
+            &format!("SELECT DISTINCT destination FROM publication_jobs WHERE state <> {bulk}"),
             &[],
         )
         .await?;

@@ -122,7 +122,6 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     // row is compared as it is stored, and only the minutes up to the cutoff's are read.
     let counted = format!("(SELECT {minute}::bigint)");
     let leased = State::leased().literal();
-    let built = crate::jobs::counters::BUILT_EXPR;
     let part = |from: &str, to: &str| {
         format!(
             "SELECT destination, count(*) AS n FROM publication_jobs \
@@ -141,10 +140,10 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
             part(&cutoff, &format!("to_timestamp(({minute} + 1) * 60)")),
         )
     };
-    sql.text = format!(
-        "SELECT b.yes, e.destination, e.n, e.oldest \
-         FROM (SELECT {built} AS yes) b LEFT JOIN ( \
-             SELECT f.destination, {n} AS n, o.oldest \
+    sql.text = crate::jobs::counters::beside_built(
+        "e.destination, e.n, e.oldest",
+        &format!(
+            "SELECT f.destination, {n} AS n, o.oldest \
              FROM (SELECT destination, \
                           coalesce(sum(n) FILTER (WHERE lease_minute < {counted}), 0)::bigint AS past, \
                           coalesce(sum(n) FILTER (WHERE lease_minute = {counted}), 0)::bigint AS now \
@@ -157,7 +156,9 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
                  WHERE j.state = {leased} AND j.destination = f.destination \
                    AND j.lease_expires_at < {cutoff} \
                  ORDER BY j.lease_expires_at, j.destination LIMIT 1) o \
-             WHERE {n} > 0) e ON true"
+             WHERE {n} > 0"
+        ),
+        "e",
     );
     sql
 }
