@@ -363,11 +363,18 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
         .collect())
 }
 
-/// The expired leases per destination (`status -v`, `metrics`), read from an index only:
-/// in-flight jobs by lease expiry, with their destination. Built CONCURRENTLY (writers go
-/// on), so not in a migration (refinery runs each in a transaction, where CREATE INDEX holds
-/// a lock that stops every writer while it reads the whole table).
-pub const LEASE_DESTINATION_INDEX: &str = "ix_publication_jobs_lease_destination";
+/// The expired leases per destination (`status -v`, `metrics`, `check`), read from an index
+/// only: in-flight jobs by destination, then lease expiry, so each destination's oldest
+/// expired lease is one probe and its expiries in a minute one short range, whatever the
+/// other destinations hold. Built CONCURRENTLY (writers go on), so not in a migration
+/// (refinery runs each in a transaction, where CREATE INDEX holds a lock that stops every
+/// writer while it reads the whole table).
+pub const LEASE_DESTINATION_INDEX: &str = "ix_publication_jobs_lease_by_destination";
+
+/// Its predecessor, by lease expiry then destination: a destination's oldest expired lease
+/// was found by walking every older expired lease of the others (21 ms at 10M jobs with
+/// 50 000 expired). Dropped (CONCURRENTLY) once the new one is built.
+const LEASE_DESTINATION_INDEX_BEFORE: &str = "ix_publication_jobs_lease_destination";
 
 /// What `migrate` does after the migrations, outside their transactions, so as not to stop
 /// the workers: the index of the expired leases, the counters' build. Each is done once;
@@ -400,12 +407,26 @@ async fn after_migrations(client: &mut tokio_postgres::Client) -> Result<()> {
         client
             .batch_execute(&format!(
                 "CREATE INDEX CONCURRENTLY IF NOT EXISTS {LEASE_DESTINATION_INDEX}
-                     ON publication_jobs (lease_expires_at, destination) WHERE state = 'in_flight'"
+                     ON publication_jobs (destination, lease_expires_at) WHERE state = 'in_flight'"
             ))
             .await
             .map_err(|e| {
                 Error::from(e).hinted("the index of the expired leases is not built yet; run `reconctl migrate` again (with a longer --statement-timeout on a large table)")
             })?;
+    }
+    let before: bool = client
+        .query_one(
+            "SELECT to_regclass($1) IS NOT NULL",
+            &[&LEASE_DESTINATION_INDEX_BEFORE],
+        )
+        .await?
+        .get(0);
+    if before {
+        client
+            .batch_execute(&format!(
+                "DROP INDEX CONCURRENTLY IF EXISTS {LEASE_DESTINATION_INDEX_BEFORE}"
+            ))
+            .await?;
     }
     build_counters(client).await
 }

@@ -73,8 +73,9 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_plans_created", false),
     ("ix_plan_items_open", false),
     ("ix_plan_events_plan", false),
-    // V10, built concurrently by `migrate` after the migrations (src/migrate.rs).
-    ("ix_publication_jobs_lease_destination", false),
+    // Built concurrently by `migrate` after the migrations (src/migrate.rs; since V10, by
+    // destination first since V16).
+    ("ix_publication_jobs_lease_by_destination", false),
     // V13
     ("ix_plan_events_at", false),
     // V16

@@ -735,7 +735,7 @@ async fn doctor_fits_every_width() {
       valid
     index ix_plan_events_plan                        ok
       valid
-    index ix_publication_jobs_lease_destination      ok
+    index ix_publication_jobs_lease_by_destination   ok
       valid
     index ix_plan_events_at                          ok
       valid
@@ -768,7 +768,7 @@ async fn doctor_fits_every_width() {
     index ix_plans_created                           ok      valid
     index ix_plan_items_open                         ok      valid
     index ix_plan_events_plan                        ok      valid
-    index ix_publication_jobs_lease_destination      ok      valid
+    index ix_publication_jobs_lease_by_destination   ok      valid
     index ix_plan_events_at                          ok      valid
     index ix_job_order_suspects_accepted             ok      valid
     ");

@@ -14,14 +14,14 @@
 //!   when the statement is planned ([`Prune`]). The routine traffic of workers (reserve,
 //!   claim, renew, mark_sent, complete) is not counted: it is most of the log, and the open
 //!   states' counts already show it.
-//! * expired leases: per destination, its in_flight jobs from the counters (migrations/V10)
-//!   less its live leases, a range of `ix_publication_jobs_lease_destination` read from now
-//!   on. Live leases are held by live workers, about one per worker, whatever the table's
-//!   size and however many leases expired; the expired ones are not read one by one (after
-//!   an incident's churn each would be a heap visit: in_flight rows are always recently
-//!   written). Each destination's oldest expiry is the first entry of that index for it.
-//!   Both readings are in one statement, one snapshot, so the difference is exact. Before
-//!   the counters are built, the expired leases are counted from the index instead.
+//! * expired leases: per destination, its in_flight jobs whose lease expired before the
+//!   cutoff, from the counters, which are kept per minute of lease expiry (migrations/V10,
+//!   V14), and of the cutoff's own minute one side from
+//!   `ix_publication_jobs_lease_by_destination (destination, lease_expires_at)`: at most half
+//!   a minute of that destination's expiries, however many leases expired. Each destination's
+//!   oldest expiry is its first entry in that index, whatever the other destinations hold.
+//!   Both readings are in one statement, one snapshot, so the sum is exact. Before the
+//!   counters are built, the expired leases are counted from the index instead.
 //!
 //! A worker's write that lost to a concurrent move (fenced by the version check) changes no
 //! row and records no event, so there is nothing to count for it.
@@ -97,13 +97,15 @@ pub fn moves_window() -> std::time::Duration {
 /// (0: expired at all, for `status -v` and `metrics`; `--stuck-after`, for `check`, which sums
 /// the rows), and when the oldest expired. From the in_flight counters, which are kept per
 /// minute of lease expiry (migrations/V14): the minutes before the cutoff's minute are summed,
-/// and of the cutoff's own minute the index `ix_publication_jobs_lease_destination` reads only
-/// the part on one side of the cutoff: the part before it, which is added, when the cutoff
+/// and of the cutoff's own minute the index `ix_publication_jobs_lease_by_destination` reads,
+/// per destination, only the part on one side of the cutoff: the part before it, which is
+/// added, when the cutoff
 /// falls in the first half of its minute by this machine's clock; else the part after it,
 /// taken from the minute's count. Either is exact (one snapshot; the server's clock decides
 /// what is counted), and only the side read is written into the statement, so only it is
 /// planned: at most half a minute of lease expiries is read, however many leases expired and
-/// however recently the rows were written. A probe of the same index gives the oldest expiry.
+/// however recently the rows were written. A probe of the same index gives each destination's
+/// oldest expiry, whatever the other destinations' leases (the index is by destination first).
 ///
 /// The first column of every row says whether the counters are built (`job_counters_build`);
 /// there is always a row (destination NULL when no lease expired), so the answer comes with
@@ -122,21 +124,23 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     // row is compared as it is stored, and only the minutes up to the cutoff's are read.
     let counted = format!("(SELECT {minute}::bigint)");
     let leased = State::leased().literal();
+    // The destination's expiries in one part of the cutoff's minute: a short range of its
+    // own entries in the index.
     let part = |from: &str, to: &str| {
         format!(
-            "SELECT destination, count(*) AS n FROM publication_jobs \
-             WHERE state = {leased} AND lease_expires_at >= {from} AND lease_expires_at < {to} \
-             GROUP BY destination"
+            "SELECT count(*) AS n FROM publication_jobs j \
+             WHERE j.state = {leased} AND j.destination = f.destination \
+               AND j.lease_expires_at >= {from} AND j.lease_expires_at < {to}"
         )
     };
     let (n, side) = if cutoff_in_first_half(ago, Utc::now()) {
         (
-            "f.past + coalesce(p.n, 0)",
+            "f.past + p.n",
             part(&format!("to_timestamp({minute} * 60)"), &cutoff),
         )
     } else {
         (
-            "f.past + f.now - coalesce(p.n, 0)",
+            "f.past + f.now - p.n",
             part(&cutoff, &format!("to_timestamp(({minute} + 1) * 60)")),
         )
     };
@@ -150,12 +154,12 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
                    FROM job_counters \
                    WHERE state = {leased} AND lease_minute <= {counted} \
                    GROUP BY destination HAVING sum(n) <> 0) f \
-             LEFT JOIN ({side}) p USING (destination) \
+             CROSS JOIN LATERAL ({side}) p \
              CROSS JOIN LATERAL ( \
                  SELECT j.lease_expires_at AS oldest FROM publication_jobs j \
                  WHERE j.state = {leased} AND j.destination = f.destination \
                    AND j.lease_expires_at < {cutoff} \
-                 ORDER BY j.lease_expires_at, j.destination LIMIT 1) o \
+                 ORDER BY j.lease_expires_at LIMIT 1) o \
              WHERE {n} > 0"
         ),
         "e",
@@ -163,8 +167,8 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     sql
 }
 
-/// [`expired_leases_sql`] before the counters are built: a range of the expired leases of
-/// `ix_publication_jobs_lease_destination`, grouped. The same columns, the first `true`.
+/// [`expired_leases_sql`] before the counters are built: the expired leases of
+/// `ix_publication_jobs_lease_by_destination`, grouped. The same columns, the first `true`.
 pub fn expired_leases_scan_sql(ago: std::time::Duration) -> Sql {
     let mut sql = Sql::new();
     let secs = sql.bind(ago.as_secs_f64());
