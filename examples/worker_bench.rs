@@ -1,4 +1,4 @@
-//! Worker throughput with and without the job counters' triggers (migrations/V10), for
+//! Worker throughput with and without the counters' triggers (migrations/V10, V17), for
 //! scripts/bench-counters.
 //!
 //! WORKERS concurrent workers, each on its own session, loop over the library's own
@@ -24,17 +24,20 @@ use std::time::Duration;
 use reconctl::db::{SessionLimits, Target};
 use reconctl::jobs::worker;
 
-const TRIGGERS: [&str; 4] = [
-    "job_counters_insert",
-    "job_counters_update",
-    "job_counters_delete",
-    "job_counters_truncate",
+/// The counters' triggers: the job counters' on the jobs (V10), the move counters' on the
+/// audit log (V17).
+const TRIGGERS: [(&str, &str); 5] = [
+    ("publication_jobs", "job_counters_insert"),
+    ("publication_jobs", "job_counters_update"),
+    ("publication_jobs", "job_counters_delete"),
+    ("publication_jobs", "job_counters_truncate"),
+    ("job_events", "job_move_counters_insert"),
 ];
 
 async fn set_counters(c: &tokio_postgres::Client, on: bool) -> reconctl::Result<()> {
-    for t in TRIGGERS {
+    for (table, t) in TRIGGERS {
         let how = if on { "ENABLE ALWAYS" } else { "DISABLE" };
-        c.batch_execute(&format!("ALTER TABLE publication_jobs {how} TRIGGER {t}"))
+        c.batch_execute(&format!("ALTER TABLE {table} {how} TRIGGER {t}"))
             .await?;
     }
     Ok(())

@@ -34,6 +34,8 @@ pub const TABLES: &[&str] = &[
     // V16: the acceptances check's out-of-order search reads, and since when they are kept.
     "job_order_suspects",
     "job_order_watch",
+    // V17: the recent moves per minute, action and destination (status -v, metrics).
+    "job_move_counters",
 ];
 
 /// Every index the migrations create and whether it must be unique: the two unique ones
@@ -80,6 +82,8 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_plan_events_at", false),
     // V16
     ("ix_job_order_suspects_accepted", false),
+    // V17
+    ("ix_job_move_counters_unfolded", false),
 ];
 
 /// The server's version string (`SHOW server_version`), for `doctor`.

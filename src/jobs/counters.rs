@@ -70,14 +70,27 @@ const ADD_TO_BASE_SQL: &str = "\
     ON CONFLICT (state, destination, lease_minute, slot) DO UPDATE SET n = c.n + EXCLUDED.n";
 
 /// Fold the slots of the in_flight minutes that are past into one row each
-/// (`job_counters_fold()`, migrations/V14 and V15): the rows removed, or no row when there
-/// was nothing to fold. Run by `sweep leases`, `doctor --recount`, and before `status`,
-/// `metrics` and `check` read. It asks one index range of the in_flight counters first, in
-/// plain SQL, so that a session with nothing to fold does not call (nor compile) the
-/// function; in a read-only session (a standby) the function folds nothing.
+/// (`job_counters_fold()`, migrations/V14 and V15), and the move counters' past minutes
+/// likewise, dropping those no window reaches (`job_move_counters_fold()`, V17). Run by
+/// `sweep leases`, `doctor --recount`, and before `status`, `metrics` and `check` read. It
+/// asks one index probe of each first, in plain SQL, so that a session with nothing to fold
+/// does not call (nor compile) the functions; in a read-only session (a standby) they fold
+/// nothing. One row, whatever was done.
 pub static FOLD_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!("SELECT job_counters_fold() WHERE EXISTS (SELECT 1 FROM job_counters WHERE {UNFOLDED})")
+    format!(
+        "SELECT (SELECT job_counters_fold() WHERE EXISTS (SELECT 1 FROM job_counters WHERE {UNFOLDED})), \
+                (SELECT job_move_counters_fold() WHERE EXISTS (SELECT 1 FROM job_move_counters WHERE {MOVES_UNFOLDED}) \
+                    OR EXISTS (SELECT 1 FROM job_move_counters WHERE {MOVES_EXPIRED}))"
+    )
 });
+
+/// The move counter rows a fold takes (migrations/V17 writes the same conditions in
+/// `job_move_counters_fold()`): the writers' slots of the minutes that are over...
+pub const MOVES_UNFOLDED: &str =
+    "slot >= 0 AND minute < floor(extract(epoch FROM now()) / 60)::bigint - 1";
+
+/// ...and every row of a minute more than two hours ago (no window reaches it).
+pub const MOVES_EXPIRED: &str = "minute < floor(extract(epoch FROM now()) / 60)::bigint - 121";
 
 /// The counter rows a fold takes (migrations/V15 writes the same condition in
 /// `job_counters_fold()`): the writers' slots of the in_flight minutes that ended more than a

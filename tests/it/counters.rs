@@ -1195,3 +1195,54 @@ async fn readers_fold_the_past_minutes_before_they_read() {
     assert_eq!(left, 0, "the minutes cms-1 left kept {left} counter rows");
     assert_exact(&env, "the readers' folds").await;
 }
+
+/// V17 on a log written before it: the counted events of the last two hours are counted by
+/// the migration (the readers give the log's count at once), older ones are not, and the
+/// events written afterwards are counted by its trigger.
+#[tokio::test]
+async fn the_move_counters_migration_counts_the_last_two_hours_of_the_log() {
+    let mut env = TestEnv::empty().await;
+    env.skip_invariants = true; // plain SQL writes events without their jobs' moves
+    let mut admin = env.connect().await;
+    reconctl::migrate::migrate_to(&mut admin, 16).await.unwrap();
+    bulk(&admin, "v-", 40, Some(State::Uncertain), 600, 3).await;
+    let events = |secs_step: &str, count: i64| {
+        format!(
+            "INSERT INTO job_events (job_id, at, actor, action, from_state, to_state, from_version, to_version)
+             SELECT j.id, now() - make_interval(secs => g * {secs_step}), 'w',
+                    (ARRAY['timed_out','claim','sweep_sent','mark_accepted','complete'])[1 + g % 5],
+                    'uncertain', 'accepted', 1, 2
+             FROM generate_series(0, {count}) g
+             JOIN LATERAL (SELECT id FROM publication_jobs ORDER BY id OFFSET g % 37 LIMIT 1) j ON true"
+        )
+    };
+    // Every 2.9 seconds over the last 3 hours and a bit.
+    admin.batch_execute(&events("2.9", 3800)).await.unwrap();
+    reconctl::migrate::migrate_to(&mut admin, 17).await.unwrap();
+    let slots = env
+        .column::<i16>("SELECT DISTINCT slot FROM job_move_counters")
+        .await;
+    assert_eq!(slots, [-1], "counted by the migration only");
+    let oldest = env
+        .column::<i64>(
+            "SELECT (floor(extract(epoch FROM now()) / 60) - min(minute))::bigint FROM job_move_counters",
+        )
+        .await;
+    assert!((119..=121).contains(&oldest[0]), "{oldest:?} minutes");
+    let (got, want) = crate::watch::moves_both_ways(&env).await;
+    assert_eq!(got, want);
+    assert_eq!(
+        want.len(),
+        9,
+        "3 counted actions × 3 destinations: {want:?}"
+    );
+    // Written after it: counted by the trigger, in the writers' slots.
+    admin.batch_execute(&events("0.37", 500)).await.unwrap();
+    let (got, want) = crate::watch::moves_both_ways(&env).await;
+    assert_eq!(got, want);
+    assert!(
+        env.column::<i64>("SELECT count(*) FROM job_move_counters WHERE slot >= 0")
+            .await[0]
+            > 0
+    );
+}

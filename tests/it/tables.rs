@@ -741,6 +741,8 @@ async fn doctor_fits_every_width() {
       valid
     index ix_job_order_suspects_accepted             ok
       valid
+    index ix_job_move_counters_unfolded              ok
+      valid
     ");
     insta::assert_snapshot!(c.1, @"
     index ux_publication_jobs_identity               ok      unique, valid
@@ -771,11 +773,12 @@ async fn doctor_fits_every_width() {
     index ix_publication_jobs_lease_by_destination   ok      valid
     index ix_plan_events_at                          ok      valid
     index ix_job_order_suspects_accepted             ok      valid
+    index ix_job_move_counters_unfolded              ok      valid
     ");
     insta::assert_snapshot!(a.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      16 applied, 0 pending, 0 divergent, 0 unknown to this
+      17 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     [index rows]
     pause cms-b                                      ok
@@ -794,7 +797,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      16 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      17 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
@@ -810,7 +813,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(c.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      16 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      17 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                              claim none of its jobs): CMS answers 503 since the 14:00
@@ -824,7 +827,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(d.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      16 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      17 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                              INC-4711, do not resume before they confirm
@@ -1143,6 +1146,7 @@ async fn migrate_status_fits_every_width() {
          14  lease_minutes       applied  YYYY-MM-DDThh:mm:ssZ
          15  fold_slots          applied  YYYY-MM-DDThh:mm:ssZ
          16  order_suspects      applied  YYYY-MM-DDThh:mm:ssZ
+         17  move_counters       applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }
