@@ -378,7 +378,8 @@ async fn an_owner_without_createrole_migrates() {
             "plan_events_at",
             "lease_minutes",
             "fold_slots",
-            "order_suspects"
+            "order_suspects",
+            "move_counters"
         ]
     );
     let grants = env
