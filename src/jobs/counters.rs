@@ -70,7 +70,7 @@ const ADD_TO_BASE_SQL: &str = "\
     ON CONFLICT (state, destination, lease_minute, slot) DO UPDATE SET n = c.n + EXCLUDED.n";
 
 /// Fold the slots of the in_flight minutes that are past into one row each
-/// (`job_counters_fold()`, migrations/V14 and V15), and the move counters' past minutes
+/// (`job_counters_fold()`, migrations/V14 and V15), and the move counters' past ticks
 /// likewise, dropping those no window reaches (`job_move_counters_fold()`, V17). Run by
 /// `sweep leases`, `doctor --recount`, and before `status`, `metrics` and `check` read. It
 /// asks one index probe of each first, in plain SQL, so that a session with nothing to fold
@@ -85,12 +85,12 @@ pub static FOLD_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 });
 
 /// The move counter rows a fold takes (migrations/V17 writes the same conditions in
-/// `job_move_counters_fold()`): the writers' slots of the minutes that are over...
+/// `job_move_counters_fold()`): the writers' slots of the 10-second ticks that are over...
 pub const MOVES_UNFOLDED: &str =
-    "slot >= 0 AND minute < floor(extract(epoch FROM now()) / 60)::bigint - 1";
+    "slot >= 0 AND tick < floor(extract(epoch FROM now()) / 10)::bigint - 1";
 
-/// ...and every row of a minute more than two hours ago (no window reaches it).
-pub const MOVES_EXPIRED: &str = "minute < floor(extract(epoch FROM now()) / 60)::bigint - 121";
+/// ...and every row of a tick more than two hours ago (no window reaches it).
+pub const MOVES_EXPIRED: &str = "tick < floor(extract(epoch FROM now()) / 10)::bigint - 721";
 
 /// The counter rows a fold takes (migrations/V15 writes the same condition in
 /// `job_counters_fold()`): the writers' slots of the in_flight minutes that ended more than a

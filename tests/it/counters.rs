@@ -1225,10 +1225,10 @@ async fn the_move_counters_migration_counts_the_last_two_hours_of_the_log() {
     assert_eq!(slots, [-1], "counted by the migration only");
     let oldest = env
         .column::<i64>(
-            "SELECT (floor(extract(epoch FROM now()) / 60) - min(minute))::bigint FROM job_move_counters",
+            "SELECT (floor(extract(epoch FROM now()) / 10) - min(tick))::bigint FROM job_move_counters",
         )
         .await;
-    assert!((119..=121).contains(&oldest[0]), "{oldest:?} minutes");
+    assert!((718..=720).contains(&oldest[0]), "{oldest:?} ticks of 10 s");
     let (got, want) = crate::watch::moves_both_ways(&env).await;
     assert_eq!(got, want);
     assert_eq!(

@@ -66,30 +66,35 @@ pub const WINDOWS: [(&str, i64); 2] = [("5m", 300), ("1h", 3600)];
 /// the server's clock agreed with `prune`'s bounds (a row of NULLs carries it when nothing
 /// moved). With [`Prune::none`] every partition of the log is planned.
 ///
-/// Each window is the move counters' whole minutes after the minute of its start
-/// (`job_move_counters`, migrations/V17: a few rows per minute, action and destination), and
-/// of that first minute the part after the start, from the log: one range of
-/// `ix_job_events_action` per counted action (a lateral probe each, so that the minute's
-/// routine events, claims and completions, are not read and filtered), at most a minute of
+/// Each window is the move counters' whole 10-second ticks after the tick of its start
+/// (`job_move_counters`, migrations/V17: a few rows per tick, action and destination), and
+/// of that first tick the part after the start, from the log: one range of
+/// `ix_job_events_action` per counted action (a lateral probe each), at most 10 seconds of
 /// counted events. Exact to the microsecond, in one snapshot, whatever the incident's size.
 pub fn moves_sql(prune: &Prune) -> Sql {
     let mut sql = Sql::new();
     let names: Vec<String> = COUNTED.iter().map(|a| a.as_str().to_string()).collect();
     let names = sql.bind(names);
     let (bounded, lo, hi) = prune.condition(&mut sql, "e.at");
-    // The start of a window, the epoch minute it falls in, and the end of that minute. The
-    // start is written out where it ranges over the log's index (the planner then knows the
-    // range it estimates); the counters' minute is computed once.
+    // The start of a window, the tick it falls in, and the end of that tick. The start is
+    // written out where it ranges over the log's index (the planner then knows the range it
+    // estimates); the counters' tick is computed once.
     let start = |secs: i64| format!("(now() - make_interval(secs => {secs}))");
-    let minute = |secs: i64| format!("floor(extract(epoch FROM {}) / 60)", start(secs));
-    // Written as row comparisons on (action, at), which only `ix_job_events_action` can
-    // range over: with plain ones the planner may take the range of `ix_job_events_at`
-    // instead, and read the minute's routine events (claims, completions) to filter them.
+    let tick = |secs: i64| format!("floor(extract(epoch FROM {}) / 10)", start(secs));
+    // The window's first tick after its start (the tighter of the start and the partition
+    // bound): ranges of `ix_job_events_action`, one per counted action, or where the planner
+    // expects a row or two there, one range of `ix_job_events_at` (the tick's events of every
+    // action, filtered). Either reads at most 10 seconds of events. (Not written as row
+    // comparisons on (action, at), which only the first index could take: a btree scan
+    // positions on those rather than on the equality and the tighter bound, and stops at
+    // their end only when the action changes, so it read every timeout after the window's
+    // start: 2 000 buffers instead of 600 for a tick's, 14 ms instead of 0.8 with 200 000
+    // timeouts in the hour.)
     let edge = |secs: i64| {
         format!(
-            "(e.action, e.at) > (a.action, {}) AND (e.action, e.at) < (a.action, to_timestamp(({} + 1) * 60))",
+            "e.action = ANY({names}::text[]) AND e.at > {} AND e.at < to_timestamp(({} + 1) * 10)",
             start(secs),
-            minute(secs)
+            tick(secs)
         )
     };
     let (short, long) = (WINDOWS[0].1, WINDOWS[1].1);
@@ -99,25 +104,23 @@ pub fn moves_sql(prune: &Prune) -> Sql {
         "SELECT {guard}, m.* FROM (SELECT 1) one LEFT JOIN ( \
            SELECT action, destination, sum(n_short)::bigint, sum(n_long)::bigint FROM ( \
              SELECT c.action, c.destination, \
-                    coalesce(sum(c.n) FILTER (WHERE c.minute > (SELECT {minute_short}::bigint)), 0) AS n_short, \
+                    coalesce(sum(c.n) FILTER (WHERE c.tick > (SELECT {tick_short}::bigint)), 0) AS n_short, \
                     sum(c.n) AS n_long \
              FROM job_move_counters c \
-             WHERE c.minute > (SELECT {minute_long}::bigint) \
+             WHERE c.tick > (SELECT {tick_long}::bigint) \
              GROUP BY 1, 2 \
              UNION ALL \
-             SELECT e.action, e.destination, count(*), 0 FROM unnest({names}::text[]) a(action) \
-             CROSS JOIN LATERAL (SELECT e.action, {destination} AS destination FROM job_events e \
-               WHERE e.action = a.action AND {edge_short} AND {bounded} OFFSET 0) e \
+             SELECT e.action, {destination}, count(*), 0 FROM job_events e \
+             WHERE {edge_short} AND {bounded} \
              GROUP BY 1, 2 \
              UNION ALL \
-             SELECT e.action, e.destination, 0, count(*) FROM unnest({names}::text[]) a(action) \
-             CROSS JOIN LATERAL (SELECT e.action, {destination} AS destination FROM job_events e \
-               WHERE e.action = a.action AND {edge_long} AND {bounded} OFFSET 0) e \
+             SELECT e.action, {destination}, 0, count(*) FROM job_events e \
+             WHERE {edge_long} AND {bounded} \
              GROUP BY 1, 2) x \
            GROUP BY 1, 2 HAVING sum(n_long) > 0) m ON true",
         guard = prune.guard(&lo, &hi),
-        minute_short = minute(short),
-        minute_long = minute(long),
+        tick_short = tick(short),
+        tick_long = tick(long),
         edge_short = edge(short),
         edge_long = edge(long),
     );
