@@ -498,13 +498,12 @@ pub(crate) async fn moves_both_ways(
     Vec<(String, String, i64, i64)>,
     Vec<(String, String, i64, i64)>,
 ) {
-    use reconctl::jobs::query::moves::moves_pruned;
-    use reconctl::jobs::query::sql::Prune;
+    use reconctl::jobs::query::moves::moves;
     env.client
         .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         .await
         .unwrap();
-    let mut got: Vec<(String, String, i64, i64)> = moves_pruned(&env.client, &Prune::none())
+    let mut got: Vec<(String, String, i64, i64)> = moves(&env.client)
         .await
         .unwrap()
         .into_iter()
@@ -544,6 +543,17 @@ async fn the_move_counts_equal_the_logs_count_at_every_window_edge_and_across_a_
         event(&env, a.id, "sweep_unsent", secs).await;
         event(&env, b.id, "sweep_unsent", secs).await;
     }
+    // A counted move every 2.5 s or so: the tick of each window's start moved, so both are
+    // completed from the log.
+    let first = reconctl::jobs::query::moves::moves_sql()
+        .query_typed(&env.client)
+        .await
+        .unwrap()
+        .remove(0);
+    assert!(
+        first.get::<_, bool>(2) && first.get::<_, bool>(5),
+        "{first:?}"
+    );
     let (got, want) = moves_both_ways(&env).await;
     assert_eq!(got, want);
     // Every counted action of both destinations moved within the hour.
@@ -580,69 +590,47 @@ async fn the_move_counts_equal_the_logs_count_at_every_window_edge_and_across_a_
     assert_eq!(want.len(), 10, "{want:?}");
 }
 
-/// The move counts plan only the log's partitions around the last hour (their bounds come
-/// from this machine's clock), and a clock more than a day off is caught by the statement
-/// itself and costs a second round trip, not a count.
+/// The counters' statement says, per window, whether a move fell in the tick of its start
+/// (as the server's clock reads it); only then is the log read, and only the partition that
+/// holds those seconds is planned. With no move there, the log is not touched at all: with
+/// another session holding it locked against every reader, the counts still come at once.
 #[tokio::test]
-async fn the_move_counts_plan_the_recent_partitions_and_survive_a_skewed_clock() {
-    use reconctl::jobs::query::moves::{moves_pruned, moves_sql, moves_window};
-    use reconctl::jobs::query::sql::Prune;
+async fn the_move_counts_read_the_log_only_where_a_window_starts_in_a_tick_that_moved() {
+    use reconctl::jobs::query::moves::{edges_sql, moves, moves_sql, Edge};
     let mut env = TestEnv::new().await;
     env.skip_invariants = true;
     let a = env.seed(Seed::new("a").state(Uncertain)).await;
+    // Moves well inside the windows and one outside the hour, none near a window's start.
     for secs in [10, 60, 1800, 3700] {
         event(&env, a.id, "sweep_sent", secs).await;
     }
     event(&env, a.id, "mark_failed", 200).await;
     let partitions = crate::retention::partitions(&env.client, "job_events").await;
     assert!(partitions.len() >= 3, "{partitions:?}");
-    // The partitions a plan holds, and how many more the planner planned that the executor
-    // then left out at its start ("Subplans Removed": pruned by now(), planned all the same).
-    fn removed(plan: &Value) -> u64 {
-        plan["Subplans Removed"].as_u64().unwrap_or(0)
-            + plan["Plans"]
-                .as_array()
-                .map_or(0, |p| p.iter().map(removed).sum())
-    }
-    let planned = |prune: Prune| {
-        let sql = moves_sql(&prune);
-        let client = &env.client;
-        async move {
-            let doc = plan::explain(client, &sql.text, &sql.params(), false).await;
-            let mut rels: Vec<String> = plan::nodes(&doc)
-                .into_iter()
-                .map(|n| n.relation)
-                .filter(|r| r.starts_with("job_events"))
-                .collect();
-            rels.sort();
-            rels.dedup();
-            (rels, removed(&doc))
-        }
-    };
-    // Unbounded, every partition is planned (the legacy one, this month, the months ahead),
-    // by each of the statement's two ranges of the log (the first minute of each window; the
-    // rest is the move counters').
-    let (kept, dropped) = planned(Prune::none()).await;
-    assert_eq!(
-        kept.len() as u64 + dropped / 2,
-        partitions.len() as u64,
-        "{kept:?}"
-    );
-    // Bounded, only the month(s) within a day of the last hour.
-    let now = chrono::Utc::now();
-    let (near, dropped) = planned(Prune::around(moves_window())).await;
-    assert_eq!(dropped, 0);
-    assert!(
-        !near.is_empty() && near.len() <= 2,
-        "{near:?} of {partitions:?}"
-    );
-    assert!(!near.iter().any(|p| p.contains("legacy")), "{near:?}");
-    let month = format!("job_events_y{}", now.format("%Ym%m"));
-    assert!(near.contains(&month), "{near:?} lacks {month}");
 
-    // The same counts whatever this machine's clock says.
-    let want = moves_pruned(&env.client, &Prune::none()).await.unwrap();
-    let counts: Vec<(String, i64, i64)> = want
+    let first = moves_sql()
+        .query_typed(&env.client)
+        .await
+        .unwrap()
+        .remove(0);
+    let (short_moved, long_moved): (bool, bool) = (first.get(2), first.get(5));
+    assert!(!short_moved && !long_moved, "{first:?}");
+    let locker = env.connect().await;
+    locker
+        .batch_execute("BEGIN; LOCK TABLE job_events IN ACCESS EXCLUSIVE MODE")
+        .await
+        .unwrap();
+    env.client
+        .batch_execute("SET lock_timeout = '2s'")
+        .await
+        .unwrap();
+    let got = moves(&env.client).await.expect("the log was not read");
+    locker.batch_execute("ROLLBACK").await.unwrap();
+    env.client
+        .batch_execute("RESET lock_timeout")
+        .await
+        .unwrap();
+    let counts: Vec<(String, i64, i64)> = got
         .iter()
         .map(|m| (m.action.to_string(), m.last_5m, m.last_1h))
         .collect();
@@ -650,14 +638,50 @@ async fn the_move_counts_plan_the_recent_partitions_and_survive_a_skewed_clock()
         counts,
         [("sweep_sent".into(), 2, 3), ("mark_failed".into(), 1, 1)]
     );
-    for skew_days in [-3, 0, 3, 400] {
-        let prune = Prune::around_at(now + chrono::Duration::days(skew_days), moves_window());
-        let sql = moves_sql(&prune);
-        let guard: bool = env.client.query(&sql.text, &sql.params()).await.unwrap()[0].get(0);
-        assert_eq!(guard, skew_days == 0, "skew {skew_days} days");
-        let got = moves_pruned(&env.client, &prune).await.unwrap();
-        assert_eq!(got, want, "skew {skew_days} days");
+
+    // The partitions a plan holds, and how many more the planner planned that the executor
+    // then left out at its start ("Subplans Removed": planned all the same).
+    fn removed(plan: &Value) -> u64 {
+        plan["Subplans Removed"].as_u64().unwrap_or(0)
+            + plan["Plans"]
+                .as_array()
+                .map_or(0, |p| p.iter().map(removed).sum())
     }
+    // Both edges, with the bounds the counters' statement gave: only this month's partition
+    // (or the one next to it, within seconds of a month's turn) is planned, never the legacy
+    // one or the months made ahead.
+    let edges = [
+        Edge {
+            window: 0,
+            after: first.get(0),
+            before: first.get(1),
+        },
+        Edge {
+            window: 1,
+            after: first.get(3),
+            before: first.get(4),
+        },
+    ];
+    for e in &edges {
+        assert!(e.after < e.before && e.before - e.after <= chrono::Duration::seconds(10));
+    }
+    let sql = edges_sql(&edges);
+    let doc = plan::explain(&env.client, &sql.text, &sql.params(), false).await;
+    let mut planned: Vec<String> = plan::nodes(&doc)
+        .into_iter()
+        .map(|n| n.relation)
+        .filter(|r| r.starts_with("job_events"))
+        .collect();
+    planned.sort();
+    planned.dedup();
+    assert_eq!(removed(&doc), 0);
+    assert!(
+        !planned.is_empty() && planned.len() <= 2,
+        "{planned:?} of {partitions:?}"
+    );
+    assert!(!planned.iter().any(|p| p.contains("legacy")), "{planned:?}");
+    let month = format!("job_events_y{}", chrono::Utc::now().format("%Ym%m"));
+    assert!(planned.contains(&month), "{planned:?} lacks {month}");
 }
 
 #[tokio::test]
@@ -682,34 +706,47 @@ async fn the_counters_read_recent_index_ranges_not_the_log() {
     for secs in [5, 50, 500] {
         event(&env, a.id, "sweep_sent", secs).await;
     }
-    let hour = std::time::Duration::from_secs(3600);
-    let sql =
-        reconctl::jobs::query::moves::moves_sql(&reconctl::jobs::query::sql::Prune::around(hour));
+    use reconctl::jobs::query::moves::{edges_sql, moves_sql, Edge};
+    let sql = moves_sql();
     let doc = plan::explain(&env.client, &sql.text, &sql.params(), true).await;
     let nodes = plan::nodes(&plan::by_parents(&env.client, doc).await);
-    // The move counters (V17) hold the whole ticks: three rows here, one per event; the
-    // log is read only within the first tick of each window.
+    // The move counters (V17) hold the whole ticks: three rows here, one per event (and a
+    // probe of the tick of each window's start); that statement does not read the log.
     let counters: f64 = nodes
         .iter()
         .filter(|n| n.relation == "job_move_counters")
         .map(|n| n.read)
         .sum();
     assert!((1.0..=3.0).contains(&counters), "{nodes:?}");
-    // ...and of the log at most the first tick of each window (one index range per counted
-    // action, or one of the time index when the planner expects a row or two there): the
-    // 20,000 accepted jobs' histories span the hour, 60 or so per tick.
+    assert!(
+        nodes.iter().all(|n| !n.relation.starts_with("job_events")),
+        "{nodes:?}"
+    );
+    // Of the log, where a window's first tick moved, at most that tick (one index range per
+    // counted action, or one of the time index when the planner expects a row or two there):
+    // the 20,000 accepted jobs' histories span the hour, 60 or so per tick. Both edges read,
+    // as when both moved.
+    let first = sql.query_typed(&env.client).await.unwrap().remove(0);
+    let edges: Vec<Edge> = (0..2)
+        .map(|window| Edge {
+            window,
+            after: first.get(window * 3),
+            before: first.get(window * 3 + 1),
+        })
+        .collect();
+    let sql = edges_sql(&edges);
+    let doc = plan::explain(&env.client, &sql.text, &sql.params(), true).await;
+    let nodes = plan::nodes(&plan::by_parents(&env.client, doc).await);
     let log: f64 = nodes
         .iter()
         .filter(|n| n.relation == "job_events")
         .map(|n| n.read)
         .sum();
     assert!(log < 300.0, "{log} rows of the log read: {nodes:?}");
-    // (A coming month's partition is empty: a sequential scan of it reads nothing.)
     assert!(
-        nodes.iter().all(|n| (n.kind != "Seq Scan"
-            || n.read == 0.0
-            || n.relation == "job_move_counters")
-            && n.read < 100.0),
+        nodes
+            .iter()
+            .all(|n| (n.kind != "Seq Scan" || n.read == 0.0) && n.read < 100.0),
         "{nodes:?}"
     );
     let sql = reconctl::jobs::query::moves::expired_leases_sql(Duration::ZERO);

@@ -6,14 +6,16 @@
 //! Both are index-driven, so their cost follows what happened recently, not the size of the
 //! log or the table:
 //!
-//! * moves: one range of `ix_job_events_action (action, at, id)` per counted action, bounded
-//!   by the last hour; each event's destination is its own column (filled by V6's trigger),
-//!   or for the events written before V6 a primary-key probe of `job_event_destinations`,
-//!   made only for those (`COALESCE` evaluates its second argument only when the first is
-//!   NULL). The log's monthly partitions outside the hour (with a day's margin) are left out
-//!   when the statement is planned ([`Prune`]). The routine traffic of workers (reserve,
-//!   claim, renew, mark_sent, complete) is not counted: it is most of the log, and the open
-//!   states' counts already show it.
+//! * moves: the whole 10-second ticks of each window from the move counters
+//!   (`job_move_counters`, migrations/V17, kept by a trigger as the events are written), and
+//!   only where a counted move fell in the tick of a window's start, the rest of that tick
+//!   from the log: one range of `ix_job_events_action (action, at, id)` per counted action,
+//!   in the partition holding it. Each event's destination is its own column (filled by V6's
+//!   trigger), or for the events written before V6 a primary-key probe of
+//!   `job_event_destinations`, made only for those (`COALESCE` evaluates its second argument
+//!   only when the first is NULL). The routine traffic of workers (reserve, claim, renew,
+//!   mark_sent, complete) is not counted: it is most of the log, and the open states' counts
+//!   already show it.
 //! * expired leases: per destination, its in_flight jobs whose lease expired before the
 //!   cutoff, from the counters, which are kept per minute of lease expiry (migrations/V10,
 //!   V14), and of the cutoff's own minute one side from
@@ -30,7 +32,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use tokio_postgres::GenericClient;
 
-use super::sql::{Prune, Sql};
+use super::sql::Sql;
 use crate::error::Result;
 use crate::jobs::state::{Action, State};
 
@@ -61,75 +63,91 @@ pub fn rank(a: Action) -> usize {
 /// The two windows, as their labels (`metrics`' `window`, `status`'s columns) and in seconds.
 pub const WINDOWS: [(&str, i64); 2] = [("5m", 300), ("1h", 3600)];
 
-/// One row per action and destination that moved in the last hour: the action, the
-/// destination, the count in the last 5 minutes, in the last hour; and in every row, whether
-/// the server's clock agreed with `prune`'s bounds (a row of NULLs carries it when nothing
-/// moved). With [`Prune::none`] every partition of the log is planned.
+/// The windows' whole 10-second ticks, from the move counters (`job_move_counters`,
+/// migrations/V17: a few rows per tick, action and destination), and where the log must
+/// complete them. One row per action and destination with counted ticks inside the last hour
+/// (a row of NULLs after the first columns when there is none); every row starts with each
+/// window's start, the end of the tick it falls in (both as the server's clock reads them,
+/// columns 0–3: 5 minutes, then the hour) and whether the counters hold a move in that tick
+/// (columns 4 and 5). Then the action, the destination, the counts of whole ticks in the last
+/// 5 minutes and in the last hour.
 ///
-/// Each window is the move counters' whole 10-second ticks after the tick of its start
-/// (`job_move_counters`, migrations/V17: a few rows per tick, action and destination), and
-/// of that first tick the part after the start, from the log: one range of
-/// `ix_job_events_action` per counted action (a lateral probe each), at most 10 seconds of
-/// counted events. Exact to the microsecond, in one snapshot, whatever the incident's size.
-pub fn moves_sql(prune: &Prune) -> Sql {
+/// It reads the counters only, not the log: planning a statement over the log costs a fresh
+/// session about a millisecond (the catalog entries of its partition and their indexes), and
+/// most of the time no move falls in the 10 seconds around a window's start. Where one does,
+/// [`edges_sql`] reads those seconds from the log.
+pub fn moves_sql() -> Sql {
+    let (short, long) = (WINDOWS[0].1, WINDOWS[1].1);
+    // The window's start, and the tick it falls in: written out where the counters are ranged
+    // over (an InitPlan each, so the planner ranges the primary key on a known value).
+    let start = |secs: i64| format!("(now() - make_interval(secs => {secs}))");
+    let tick = |secs: i64| format!("floor(extract(epoch FROM {}) / 10)::bigint", start(secs));
+    let edge = |secs: i64| {
+        format!(
+            "{start}, to_timestamp(({tick} + 1) * 10), \
+             EXISTS (SELECT 1 FROM job_move_counters e WHERE e.tick = {tick} AND e.n <> 0)",
+            start = start(secs),
+            tick = tick(secs),
+        )
+    };
+    Sql::from_text(&format!(
+        "SELECT t.*, m.* FROM (SELECT {edge_short}, {edge_long}) t LEFT JOIN ( \
+           SELECT c.action, c.destination, \
+                  coalesce(sum(c.n) FILTER (WHERE c.tick > (SELECT {tick_short})), 0)::bigint, \
+                  sum(c.n)::bigint \
+           FROM job_move_counters c \
+           WHERE c.tick > (SELECT {tick_long}) \
+           GROUP BY 1, 2) m ON true",
+        edge_short = edge(short),
+        edge_long = edge(long),
+        tick_short = tick(short),
+        tick_long = tick(long),
+    ))
+}
+
+/// A window's first tick as [`moves_sql`] read it: the part after the window's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edge {
+    /// Which of [`WINDOWS`].
+    pub window: usize,
+    /// Exclusive bounds on the events' `at`: the window's start, the end of its tick.
+    pub after: DateTime<Utc>,
+    pub before: DateTime<Utc>,
+}
+
+/// The counted events of each edge from the log, per action and destination: one row each,
+/// with the window's index. Each edge is one range of `ix_job_events_action` per counted
+/// action, or where the planner expects a row or two there, one range of `ix_job_events_at`
+/// (the tick's events of every action, filtered): at most 10 seconds of events. Its bounds are
+/// parameters, known when the statement is planned, so only the partition(s) holding them are
+/// planned. (Not written as row comparisons on (action, at), which only the first index could
+/// take: a btree scan positions on those rather than on the equality and the tighter bound,
+/// and stops at their end only when the action changes, so it read every timeout after the
+/// window's start: 2 000 buffers instead of 600 for a tick's, 14 ms instead of 0.8 with
+/// 200 000 timeouts in the hour.)
+pub fn edges_sql(edges: &[Edge]) -> Sql {
     let mut sql = Sql::new();
     let names: Vec<String> = COUNTED.iter().map(|a| a.as_str().to_string()).collect();
     let names = sql.bind(names);
-    let (bounded, lo, hi) = prune.condition(&mut sql, "e.at");
-    // The start of a window, the tick it falls in, and the end of that tick. The start is
-    // written out where it ranges over the log's index (the planner then knows the range it
-    // estimates); the counters' tick is computed once.
-    let start = |secs: i64| format!("(now() - make_interval(secs => {secs}))");
-    let tick = |secs: i64| format!("floor(extract(epoch FROM {}) / 10)", start(secs));
-    // The window's first tick after its start (the tighter of the start and the partition
-    // bound): ranges of `ix_job_events_action`, one per counted action, or where the planner
-    // expects a row or two there, one range of `ix_job_events_at` (the tick's events of every
-    // action, filtered). Either reads at most 10 seconds of events. (Not written as row
-    // comparisons on (action, at), which only the first index could take: a btree scan
-    // positions on those rather than on the equality and the tighter bound, and stops at
-    // their end only when the action changes, so it read every timeout after the window's
-    // start: 2 000 buffers instead of 600 for a tick's, 14 ms instead of 0.8 with 200 000
-    // timeouts in the hour.)
-    let edge = |secs: i64| {
-        format!(
-            "e.action = ANY({names}::text[]) AND e.at > {} AND e.at < to_timestamp(({} + 1) * 10)",
-            start(secs),
-            tick(secs)
-        )
-    };
-    let (short, long) = (WINDOWS[0].1, WINDOWS[1].1);
-    let destination =
-        "COALESCE(e.destination, (SELECT d.destination FROM job_event_destinations d WHERE d.id = e.id))";
-    sql.text = format!(
-        "SELECT {guard}, m.* FROM (SELECT 1) one LEFT JOIN ( \
-           SELECT action, destination, sum(n_short)::bigint, sum(n_long)::bigint FROM ( \
-             SELECT c.action, c.destination, \
-                    coalesce(sum(c.n) FILTER (WHERE c.tick > (SELECT {tick_short}::bigint)), 0) AS n_short, \
-                    sum(c.n) AS n_long \
-             FROM job_move_counters c \
-             WHERE c.tick > (SELECT {tick_long}::bigint) \
-             GROUP BY 1, 2 \
-             UNION ALL \
-             SELECT e.action, {destination}, count(*), 0 FROM job_events e \
-             WHERE {edge_short} AND {bounded} \
-             GROUP BY 1, 2 \
-             UNION ALL \
-             SELECT e.action, {destination}, 0, count(*) FROM job_events e \
-             WHERE {edge_long} AND {bounded} \
-             GROUP BY 1, 2) x \
-           GROUP BY 1, 2 HAVING sum(n_long) > 0) m ON true",
-        guard = prune.guard(&lo, &hi),
-        tick_short = tick(short),
-        tick_long = tick(long),
-        edge_short = edge(short),
-        edge_long = edge(long),
-    );
+    let arms: Vec<String> = edges
+        .iter()
+        .map(|e| {
+            let after = sql.bind(e.after);
+            let before = sql.bind(e.before);
+            format!(
+                "SELECT e.action, COALESCE(e.destination, \
+                        (SELECT d.destination FROM job_event_destinations d WHERE d.id = e.id)), \
+                        {window}::bigint, count(*) \
+                 FROM job_events e \
+                 WHERE e.action = ANY({names}::text[]) \
+                   AND e.at > {after}::timestamptz AND e.at < {before}::timestamptz \
+                 GROUP BY 1, 2",
+                window = e.window,
+            )
+        })
+        .collect();
+    sql.text = arms.join(" UNION ALL ");
     sql
-}
-
-/// The window [`moves_sql`] counts in, for its pruning bounds.
-pub fn moves_window() -> std::time::Duration {
-    std::time::Duration::from_secs(WINDOWS[1].1 as u64)
 }
 
 /// `$1` seconds. Per destination: in_flight jobs whose lease expired more than that long ago
@@ -257,29 +275,61 @@ pub struct ExpiredLeaseGroup {
     pub oldest_expired_at: DateTime<Utc>,
 }
 
-/// The recent moves, sorted as [`COUNTED`] lists the actions, then by destination.
+/// The recent moves, sorted as [`COUNTED`] lists the actions, then by destination: every
+/// window exact to the microsecond, whatever the incident's size. The counters' whole ticks
+/// ([`moves_sql`]), then, only where the counters say a move fell in the tick of a window's
+/// start, the rest of that tick from the log ([`edges_sql`], with the first statement's
+/// bounds: both read the same windows of the server's clock). The two are two statements:
+/// in autocommit, two snapshots, so an event committed between them counts when its `at` is
+/// within an edge read (written by a transaction that began more than 5 minutes before),
+/// not when it is in a whole tick; in one transaction (REPEATABLE READ), one snapshot.
 pub async fn moves<C: GenericClient>(client: &C) -> Result<Vec<MoveCount>> {
-    moves_pruned(client, &Prune::around(moves_window())).await
-}
-
-/// [`moves`] with the pruning bounds given (this machine's clock is one input to them).
-pub async fn moves_pruned<C: GenericClient>(client: &C, prune: &Prune) -> Result<Vec<MoveCount>> {
-    let (rows, _) = prune.query(client, 0, moves_sql).await?;
-    let mut out = Vec::with_capacity(rows.len());
-    for r in &rows {
-        let Some(action) = r.try_get::<_, Option<String>>(1)? else {
-            continue; // the row of NULLs: nothing moved
-        };
-        let Ok(action) = action.parse::<Action>() else {
-            continue;
-        };
-        out.push(MoveCount {
-            action,
-            destination: r.try_get(2)?,
-            last_5m: r.try_get(3)?,
-            last_1h: r.try_get(4)?,
-        });
+    let rows = moves_sql().query_typed(client).await?;
+    let first = rows
+        .first()
+        .ok_or_else(|| crate::error::Error::bug("the move counts returned no row"))?;
+    let mut edges = Vec::new();
+    for window in 0..WINDOWS.len() {
+        if first.try_get::<_, bool>(window * 3 + 2)? {
+            edges.push(Edge {
+                window,
+                after: first.try_get(window * 3)?,
+                before: first.try_get(window * 3 + 1)?,
+            });
+        }
     }
+    let counted = WINDOWS.len() * 3;
+    let mut counts: std::collections::BTreeMap<(String, String), [i64; 2]> = Default::default();
+    for r in &rows {
+        let Some(action) = r.try_get::<_, Option<String>>(counted)? else {
+            continue; // the row of NULLs: no whole tick holds a move
+        };
+        let c = counts.entry((action, r.try_get(counted + 1)?)).or_default();
+        c[0] += r.try_get::<_, i64>(counted + 2)?;
+        c[1] += r.try_get::<_, i64>(counted + 3)?;
+    }
+    if !edges.is_empty() {
+        for r in edges_sql(&edges).query_typed(client).await? {
+            // An event with no destination anywhere counts under '' (as V17's trigger does).
+            let destination: Option<String> = r.try_get(1)?;
+            let c = counts
+                .entry((r.try_get(0)?, destination.unwrap_or_default()))
+                .or_default();
+            c[r.try_get::<_, i64>(2)? as usize] += r.try_get::<_, i64>(3)?;
+        }
+    }
+    let mut out: Vec<MoveCount> = counts
+        .into_iter()
+        .filter(|(_, [_, last_1h])| *last_1h > 0)
+        .filter_map(|((action, destination), [last_5m, last_1h])| {
+            Some(MoveCount {
+                action: action.parse().ok()?,
+                destination,
+                last_5m,
+                last_1h,
+            })
+        })
+        .collect();
     out.sort_by(|a, b| (rank(a.action), &a.destination).cmp(&(rank(b.action), &b.destination)));
     Ok(out)
 }
@@ -369,7 +419,7 @@ mod tests {
     #[test]
     fn the_short_window_is_inside_the_long_one() {
         assert!(WINDOWS[0].1 < WINDOWS[1].1);
-        let sql = moves_sql(&Prune::none()).text;
+        let sql = moves_sql().text;
         assert!(sql.contains("secs => 300") && sql.contains("secs => 3600"));
     }
 }
