@@ -550,10 +550,8 @@ async fn the_move_counts_equal_the_logs_count_at_every_window_edge_and_across_a_
         .await
         .unwrap()
         .remove(0);
-    assert!(
-        first.get::<_, bool>(2) && first.get::<_, bool>(5),
-        "{first:?}"
-    );
+    let edges = reconctl::jobs::query::moves::Edge::of_windows(&first).unwrap();
+    assert!(edges.iter().all(|(_, moved)| *moved), "{edges:?}");
     let (got, want) = moves_both_ways(&env).await;
     assert_eq!(got, want);
     // Every counted action of both destinations moved within the hour.
@@ -613,8 +611,9 @@ async fn the_move_counts_read_the_log_only_where_a_window_starts_in_a_tick_that_
         .await
         .unwrap()
         .remove(0);
-    let (short_moved, long_moved): (bool, bool) = (first.get(2), first.get(5));
-    assert!(!short_moved && !long_moved, "{first:?}");
+    let windows = Edge::of_windows(&first).unwrap();
+    assert_eq!(windows.len(), 2);
+    assert!(windows.iter().all(|(_, moved)| !moved), "{windows:?}");
     let locker = env.connect().await;
     locker
         .batch_execute("BEGIN; LOCK TABLE job_events IN ACCESS EXCLUSIVE MODE")
@@ -650,18 +649,7 @@ async fn the_move_counts_read_the_log_only_where_a_window_starts_in_a_tick_that_
     // Both edges, with the bounds the counters' statement gave: only this month's partition
     // (or the one next to it, within seconds of a month's turn) is planned, never the legacy
     // one or the months made ahead.
-    let edges = [
-        Edge {
-            window: 0,
-            after: first.get(0),
-            before: first.get(1),
-        },
-        Edge {
-            window: 1,
-            after: first.get(3),
-            before: first.get(4),
-        },
-    ];
+    let edges: Vec<Edge> = windows.into_iter().map(|(edge, _)| edge).collect();
     for e in &edges {
         assert!(e.after < e.before && e.before - e.after <= chrono::Duration::seconds(10));
     }
@@ -727,13 +715,12 @@ async fn the_counters_read_recent_index_ranges_not_the_log() {
     // the 20,000 accepted jobs' histories span the hour, 60 or so per tick. Both edges read,
     // as when both moved.
     let first = sql.query_typed(&env.client).await.unwrap().remove(0);
-    let edges: Vec<Edge> = (0..2)
-        .map(|window| Edge {
-            window,
-            after: first.get(window * 3),
-            before: first.get(window * 3 + 1),
-        })
+    let edges: Vec<Edge> = Edge::of_windows(&first)
+        .unwrap()
+        .into_iter()
+        .map(|(edge, _)| edge)
         .collect();
+    assert_eq!(edges.len(), 2);
     let sql = edges_sql(&edges);
     let doc = plan::explain(&env.client, &sql.text, &sql.params(), true).await;
     let nodes = plan::nodes(&plan::by_parents(&env.client, doc).await);

@@ -66,11 +66,11 @@ pub const WINDOWS: [(&str, i64); 2] = [("5m", 300), ("1h", 3600)];
 /// The windows' whole 10-second ticks, from the move counters (`job_move_counters`,
 /// migrations/V17: a few rows per tick, action and destination), and where the log must
 /// complete them. One row per action and destination with counted ticks inside the last hour
-/// (a row of NULLs after the first columns when there is none); every row starts with each
-/// window's start, the end of the tick it falls in (both as the server's clock reads them,
-/// columns 0–3: 5 minutes, then the hour) and whether the counters hold a move in that tick
-/// (columns 4 and 5). Then the action, the destination, the counts of whole ticks in the last
-/// 5 minutes and in the last hour.
+/// (a row of NULLs after the first columns when there is none). Every row starts with
+/// [`EDGE_COLUMNS`] per window (5 minutes, then the hour: its start and the end of the tick it
+/// falls in, both as the server's clock reads them, and whether the counters hold a move in
+/// that tick; [`Edge::of_windows`] reads them). Then the action, the destination, the counts
+/// of whole ticks in the last 5 minutes and in the last hour.
 ///
 /// It reads the counters only, not the log: planning a statement over the log costs a fresh
 /// session about a millisecond (the catalog entries of its partition and their indexes), and
@@ -90,16 +90,16 @@ pub fn moves_sql() -> Sql {
             tick = tick(secs),
         )
     };
+    let edges: Vec<String> = WINDOWS.iter().map(|(_, secs)| edge(*secs)).collect();
     Sql::from_text(&format!(
-        "SELECT t.*, m.* FROM (SELECT {edge_short}, {edge_long}) t LEFT JOIN ( \
+        "SELECT t.*, m.* FROM (SELECT {edges}) t LEFT JOIN ( \
            SELECT c.action, c.destination, \
                   coalesce(sum(c.n) FILTER (WHERE c.tick > (SELECT {tick_short})), 0)::bigint, \
                   sum(c.n)::bigint \
            FROM job_move_counters c \
            WHERE c.tick > (SELECT {tick_long}) \
            GROUP BY 1, 2) m ON true",
-        edge_short = edge(short),
-        edge_long = edge(long),
+        edges = edges.join(", "),
         tick_short = tick(short),
         tick_long = tick(long),
     ))
@@ -113,6 +113,28 @@ pub struct Edge {
     /// Exclusive bounds on the events' `at`: the window's start, the end of its tick.
     pub after: DateTime<Utc>,
     pub before: DateTime<Utc>,
+}
+
+/// The columns [`moves_sql`] gives each window, first in its every row: the window's start,
+/// the end of that start's tick, whether the counters hold a move in that tick.
+pub const EDGE_COLUMNS: usize = 3;
+
+impl Edge {
+    /// Every window's edge from a row of [`moves_sql`], each with whether a counted move fell
+    /// in it (only then has the log to be read).
+    pub fn of_windows(row: &tokio_postgres::Row) -> Result<Vec<(Edge, bool)>> {
+        (0..WINDOWS.len())
+            .map(|window| {
+                let at = window * EDGE_COLUMNS;
+                let edge = Edge {
+                    window,
+                    after: row.try_get(at)?,
+                    before: row.try_get(at + 1)?,
+                };
+                Ok((edge, row.try_get(at + 2)?))
+            })
+            .collect()
+    }
 }
 
 /// The counted events of each edge from the log, per action and destination: one row each,
@@ -288,17 +310,11 @@ pub async fn moves<C: GenericClient>(client: &C) -> Result<Vec<MoveCount>> {
     let first = rows
         .first()
         .ok_or_else(|| crate::error::Error::bug("the move counts returned no row"))?;
-    let mut edges = Vec::new();
-    for window in 0..WINDOWS.len() {
-        if first.try_get::<_, bool>(window * 3 + 2)? {
-            edges.push(Edge {
-                window,
-                after: first.try_get(window * 3)?,
-                before: first.try_get(window * 3 + 1)?,
-            });
-        }
-    }
-    let counted = WINDOWS.len() * 3;
+    let edges: Vec<Edge> = Edge::of_windows(first)?
+        .into_iter()
+        .filter_map(|(edge, moved)| moved.then_some(edge))
+        .collect();
+    let counted = WINDOWS.len() * EDGE_COLUMNS;
     let mut counts: std::collections::BTreeMap<(String, String), [i64; 2]> = Default::default();
     for r in &rows {
         let Some(action) = r.try_get::<_, Option<String>>(counted)? else {
