@@ -69,8 +69,8 @@ const ADD_TO_BASE_SQL: &str = "\
     INSERT INTO job_counters AS c (state, destination, lease_minute, slot, n) VALUES ($1, $2, $3, -1, $4)
     ON CONFLICT (state, destination, lease_minute, slot) DO UPDATE SET n = c.n + EXCLUDED.n";
 
-/// Fold the slots of the in_flight minutes that are past into one row each
-/// (`job_counters_fold()`, migrations/V14 and V15), and the move counters' past ticks
+/// Fold the slots of the in_flight minutes that are past into one row each, and every other
+/// group's slots into one row (`job_counters_fold()`, migrations/V14, V15 and V18), and the move counters' past ticks
 /// likewise, dropping those no window reaches (`job_move_counters_fold()`, V17). Run by
 /// `sweep leases`, `doctor --recount`, and before `status`, `metrics` and `check` read. It
 /// asks one index probe of each first, in plain SQL, so that a session with nothing to fold
@@ -96,9 +96,11 @@ pub const MOVES_UNFOLDED: &str = "(SELECT min(tick) FROM job_move_counters WHERE
 pub const MOVES_EXPIRED: &str = "(SELECT min(tick) FROM job_move_counters) \
      < floor(extract(epoch FROM now()) / 10)::bigint - 721";
 
-/// The counter rows a fold takes (migrations/V15 writes the same condition in
-/// `job_counters_fold()`): the writers' slots of the in_flight minutes that ended more than a
-/// minute ago.
+/// The counter rows that make a fold due: the writers' slots of the in_flight minutes that
+/// ended more than a minute ago (migrations/V15 writes the same condition in
+/// `job_counters_fold()`). The fold then also takes every other state's writer slots (V18),
+/// so on a table that workers write the readers fold about once a minute, and sum one row per
+/// quiet group.
 pub const UNFOLDED: &str = "state = 'in_flight' AND slot >= 0 \
     AND lease_minute < floor(extract(epoch FROM now()) / 60)::bigint - 1";
 

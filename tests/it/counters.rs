@@ -1196,6 +1196,92 @@ async fn readers_fold_the_past_minutes_before_they_read() {
     assert_exact(&env, "the readers' folds").await;
 }
 
+/// The fold takes the writers' slots of every group, not only the in_flight minutes that
+/// ended (V18): after writes of many transactions to several states, what `check` sums is
+/// one row per group, except the slots an open writer holds, which the fold skips without
+/// waiting for it (a wait would run into check's 2 s lock timeout; it answers). The counts are
+/// exact before, during and after.
+#[tokio::test]
+async fn the_fold_takes_every_groups_slots_but_those_a_writer_holds() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+                                // A fold is due: in_flight slots of minutes that ended.
+    in_flight_expiring(&env.client, "x-", 40, 2, "600 + 30 * i").await;
+    // 24 jobs, each inserted and moved by transactions of their own: failed, uncertain,
+    // accepted and safe_to_retry groups at two destinations, in many slots.
+    for i in 0..24 {
+        let state = ["failed", "uncertain", "accepted", "safe_to_retry"][i % 4];
+        env.client
+            .batch_execute(&format!(
+                "INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination, external_ref, payload_hash)
+                 VALUES ('t', 'g-{i}', '1', 'cms-{d}', 'pub_' || encode(sha256('g-{i}'::bytea), 'hex'), repeat('a', 64));
+                 UPDATE publication_jobs SET state = '{state}', remote_id = 'remote-' || id WHERE article_id = 'g-{i}';",
+                d = i % 2
+            ))
+            .await
+            .unwrap();
+    }
+    let spread = env
+        .count("SELECT max(n) FROM (SELECT count(*) AS n FROM job_counters WHERE state <> 'in_flight' GROUP BY state, destination) g")
+        .await;
+    assert!(
+        spread > 1,
+        "the writes left one row a group before any fold"
+    );
+    // An open writer moves one failed job to safe_to_retry: it holds both groups' rows of its
+    // transaction's slot until it ends.
+    let writer = env.connect().await;
+    writer
+        .batch_execute(
+            "BEGIN; UPDATE publication_jobs SET state = 'safe_to_retry' WHERE article_id = 'g-0'",
+        )
+        .await
+        .unwrap();
+    let held: i32 = writer
+        .query_one("SELECT (pg_current_xact_id()::text::bigint % 16)::int", &[])
+        .await
+        .unwrap()
+        .get(0);
+    let table = counted(&env.client).await;
+    let v = env.run(&["check", "-o", "json"]).expect(5).json();
+    assert_eq!(
+        v["counts"]["uncertain"].as_i64().unwrap(),
+        total(&table, "uncertain")
+    );
+    assert_eq!(
+        unfolded_past(&env.client).await,
+        0,
+        "check folded before it read"
+    );
+    // As the writer sees them (its own rows, new or changed, with what the fold committed).
+    let left: Vec<(String, String, i32)> = writer
+        .query(
+            "SELECT state, destination, slot::int FROM job_counters
+             WHERE state <> 'in_flight' AND slot >= 0 ORDER BY 1, 2",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(
+        left,
+        vec![
+            ("failed".to_string(), "cms-0".to_string(), held),
+            ("safe_to_retry".to_string(), "cms-0".to_string(), held),
+        ],
+        "the fold left the slots the open writer holds, and only those"
+    );
+    let most = env
+        .count("SELECT max(n) FROM (SELECT count(*) AS n FROM job_counters WHERE state <> 'in_flight' GROUP BY state, destination) g")
+        .await;
+    assert!(most <= 2, "a group kept {most} counter rows after the fold");
+    assert_eq!(counters(&env.client).await, table, "during the open write");
+    writer.batch_execute("COMMIT").await.unwrap();
+    assert_exact(&env, "the fold of every group").await;
+}
+
 /// V17 on a log written before it: the counted events of the last two hours are counted by
 /// the migration (the readers give the log's count at once), older ones are not, and the
 /// events written afterwards are counted by its trigger.

@@ -379,7 +379,8 @@ async fn an_owner_without_createrole_migrates() {
             "lease_minutes",
             "fold_slots",
             "order_suspects",
-            "move_counters"
+            "move_counters",
+            "fold_every_group"
         ]
     );
     let grants = env
