@@ -104,16 +104,21 @@ pub fn out_of_order_sql(window: Duration) -> Sql {
     sql
 }
 
-/// `$1` window in seconds: the last audit event before V16 was installed, when that was
-/// within the window (no row otherwise, and always for a table that held no job then): the
-/// acceptances before it were made before the triggers, and are looked for in the audit log
-/// ([`logged_out_of_order_sql`]).
-pub const WATCH_SQL: &str = "SELECT before_event FROM job_order_watch
-     WHERE since > now() - make_interval(secs => $1::float8)";
+/// `$1` window in seconds: whether any suspect (V16's `job_order_suspects`) was accepted
+/// within the window, and the last audit event before V16 was installed when that was within
+/// the window (NULL otherwise, and always for a table that held no job then: the acceptances
+/// before it were made before the triggers, and are looked for in the audit log,
+/// [`logged_out_of_order_sql`]). Two probes of two small tables, sent first: the pairs'
+/// statement ([`out_of_order_sql`], two joins over `publication_jobs`) costs a fresh session
+/// most of a millisecond to plan, and most of the time there is no suspect to pair.
+pub const SUSPECTS_SQL: &str = "SELECT EXISTS (SELECT 1 FROM job_order_suspects
+         WHERE accepted_at > now() - make_interval(secs => $1::float8)),
+     (SELECT before_event FROM job_order_watch
+         WHERE since > now() - make_interval(secs => $1::float8))";
 
 /// `$1` an event id (from [`event_window_sql`]), `$2` the last event before V16
-/// ([`WATCH_SQL`]): the pairs whose older job was accepted between the two, found through the
-/// audit log (`job_events` primary key). The boundary is a separate statement so that the
+/// ([`SUSPECTS_SQL`], its second column): the pairs whose older job was accepted between the
+/// two, found through the audit log (`job_events` primary key). The boundary is a separate statement so that the
 /// planner knows it, and with it how few events the window holds.
 ///
 /// `prune`: the bounds the window was found with ([`event_window_sql`]); the events after
@@ -134,25 +139,27 @@ pub fn logged_out_of_order_sql(after_event: i64, before_event: i64, prune: &Prun
 }
 
 /// Out-of-order publications among the jobs accepted in the last `window`: the suspects'
-/// pairs ([`out_of_order_sql`]); within the first `window` after V16 was installed on a table
+/// pairs ([`out_of_order_sql`], planned and run only when [`SUSPECTS_SQL`] finds a suspect in
+/// the window: one more round trip then, none planned over the table otherwise); within the first `window` after V16 was installed on a table
 /// that held jobs, also those of the acceptances before it ([`logged_out_of_order_sql`]).
 pub async fn out_of_order<C: GenericClient>(
     client: &C,
     window: Duration,
 ) -> Result<Vec<OutOfOrder>> {
-    let sql = out_of_order_sql(window);
     let window_secs = secs(window);
-    let watch_params = [(
+    let params = [(
         &window_secs as &(dyn tokio_postgres::types::ToSql + Sync),
         tokio_postgres::types::Type::FLOAT8,
     )];
-    let (rows, watch) = futures::try_join!(
-        sql.query_typed(client),
-        client.query_typed_opt(WATCH_SQL, &watch_params),
-    )?;
-    let mut pairs = rows.iter().map(pair).collect::<Result<Vec<_>>>()?;
-    if let Some(watch) = watch {
-        let before: i64 = watch.try_get(0)?;
+    let found = client.query_typed_one(SUSPECTS_SQL, &params).await?;
+    let (suspects, watch): (bool, Option<i64>) = (found.try_get(0)?, found.try_get(1)?);
+    let mut pairs = if suspects {
+        let rows = out_of_order_sql(window).query_typed(client).await?;
+        rows.iter().map(pair).collect::<Result<Vec<_>>>()?
+    } else {
+        Vec::new()
+    };
+    if let Some(before) = watch {
         let logged = logged_out_of_order(client, window, Prune::around(window), before).await?;
         pairs.extend(logged);
         pairs.sort_by(|a, b| {

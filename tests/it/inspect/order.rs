@@ -196,3 +196,47 @@ async fn acceptances_before_v16_are_read_from_the_audit_log() {
         .unwrap();
     env.run(&["check"]).expect(0);
 }
+
+/// `check`'s out-of-order search plans its pairs' statement (two joins over
+/// `publication_jobs`) only when a suspect was accepted within the window: with none, it
+/// answers while another session holds `publication_jobs` in ACCESS EXCLUSIVE mode (a
+/// statement over the table would wait into the 2 s lock timeout); with one, it finds the
+/// pair.
+#[tokio::test]
+async fn without_a_suspect_in_the_window_the_pairs_are_not_looked_for() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL accepts without events, as outside workers may
+    let c = &env.client;
+    let (one, two) = pending_pair(&env, "in-order", "1", "2").await;
+    c.execute(ACCEPT, &[&two.id]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    c.execute(ACCEPT, &[&one.id]).await.unwrap();
+    // Revision 1 accepted after 2: out of order, but its suspect row is older than the window.
+    c.execute(
+        "UPDATE job_order_suspects SET accepted_at = now() - interval '2 hours'",
+        &[],
+    )
+    .await
+    .unwrap();
+    let locker = env.connect().await;
+    locker
+        .batch_execute("BEGIN; LOCK TABLE publication_jobs IN ACCESS EXCLUSIVE MODE")
+        .await
+        .unwrap();
+    c.batch_execute("SET lock_timeout = '2s'").await.unwrap();
+    let quiet = query::out_of_order(c, Duration::from_secs(3600)).await;
+    locker.batch_execute("ROLLBACK").await.unwrap();
+    c.batch_execute("RESET lock_timeout").await.unwrap();
+    assert_eq!(
+        quiet
+            .expect("the pairs' statement waited for the table")
+            .len(),
+        0
+    );
+    // Within the window again: the pair is found.
+    c.execute("UPDATE job_order_suspects SET accepted_at = now()", &[])
+        .await
+        .unwrap();
+    assert_eq!(found(c).await, BTreeSet::from([(one.id, two.id)]));
+    assert_eq!(found(c).await, truth(c).await);
+}
