@@ -34,8 +34,10 @@ pub const TABLES: &[&str] = &[
     // V16: the acceptances check's out-of-order search reads, and since when they are kept.
     "job_order_suspects",
     "job_order_watch",
-    // V17: the recent moves per minute, action and destination (status -v, metrics).
+    // V17: the recent moves per 10-second tick, action and destination (status -v, metrics).
     "job_move_counters",
+    // V19: the same per minute, of the folded ticks.
+    "job_move_minutes",
 ];
 
 /// Every index the migrations create and whether it must be unique: the two unique ones

@@ -1315,6 +1315,15 @@ async fn the_move_counters_migration_counts_the_last_two_hours_of_the_log() {
         )
         .await;
     assert!((718..=720).contains(&oldest[0]), "{oldest:?} ticks of 10 s");
+    // V19 sums what V17 counted per minute (the readers read those rows, V18 and V19 on).
+    reconctl::migrate::migrate_to(&mut admin, 19).await.unwrap();
+    let mismatched = env.column::<i64>(crate::watch::MISMATCHED).await;
+    assert_eq!(mismatched, [0], "V19's minutes are V17's ticks, summed");
+    assert!(
+        env.column::<i64>("SELECT count(*) FROM job_move_minutes")
+            .await[0]
+            > 0
+    );
     let (got, want) = crate::watch::moves_both_ways(&env).await;
     assert_eq!(got, want);
     assert_eq!(

@@ -778,7 +778,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(a.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      18 applied, 0 pending, 0 divergent, 0 unknown to this
+      19 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     [index rows]
     pause cms-b                                      ok
@@ -797,7 +797,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      18 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      19 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
@@ -813,7 +813,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(c.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      18 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      19 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                              claim none of its jobs): CMS answers 503 since the 14:00
@@ -827,7 +827,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(d.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      18 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      19 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                              INC-4711, do not resume before they confirm
@@ -1148,6 +1148,7 @@ async fn migrate_status_fits_every_width() {
          16  order_suspects      applied  YYYY-MM-DDThh:mm:ssZ
          17  move_counters       applied  YYYY-MM-DDThh:mm:ssZ
          18  fold_every_group    applied  YYYY-MM-DDThh:mm:ssZ
+         19  move_minutes        applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }

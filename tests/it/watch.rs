@@ -588,6 +588,84 @@ async fn the_move_counts_equal_the_logs_count_at_every_window_edge_and_across_a_
     assert_eq!(want.len(), 10, "{want:?}");
 }
 
+/// The minutes of `job_move_minutes` (V19) that differ from the sum of their folded ticks.
+pub(crate) const MISMATCHED: &str = "SELECT count(*) FROM (
+     SELECT tick / 6 AS minute, action, destination, sum(n) AS n FROM job_move_counters
+     WHERE slot < 0 GROUP BY 1, 2, 3) t
+   FULL JOIN job_move_minutes m USING (minute, action, destination)
+   WHERE t.n IS DISTINCT FROM m.n";
+
+/// V19: the fold keeps the folded ticks of every minute as one row of `job_move_minutes`, in
+/// the same statement, so a minute's row always equals its folded ticks; the counts read
+/// those rows for the minutes after each window's first, and stay the log's count exactly,
+/// also after a late event lands in a minute already folded and is folded in turn. An hour
+/// of moves at two destinations every 3 seconds is 360 ticks per action and destination; the
+/// counters' statement reads the minutes, not the ticks.
+#[tokio::test]
+async fn the_hour_is_summed_per_minute_and_stays_exact_through_folds_and_late_events() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true;
+    let (a, b) = uncertain_at_two_destinations(&env).await;
+    // A timeout every 3 seconds at each destination over the last hour, from 12 statements
+    // (12 transactions, so several writer slots per tick).
+    for k in 0..12 {
+        env.client
+            .batch_execute(&format!(
+                "INSERT INTO job_events (job_id, at, actor, action, from_state, to_state, from_version, to_version)
+                 SELECT j, now() - make_interval(secs => 3 * g + 0.5), 'w', 'timed_out',
+                        'in_flight', 'uncertain', 1, 2
+                 FROM generate_series({k}, 1199, 12) g, unnest(ARRAY['{a}'::uuid, '{b}'::uuid]) j",
+                a = a.id,
+                b = b.id
+            ))
+            .await
+            .unwrap();
+    }
+    let (got, want) = moves_both_ways(&env).await;
+    assert_eq!(got, want, "before any fold");
+    env.client
+        .query_one("SELECT job_move_counters_fold()", &[])
+        .await
+        .unwrap();
+    // Every minute's row is its folded ticks' sum.
+    assert_eq!(env.column::<i64>(MISMATCHED).await, [0]);
+    let minutes = env
+        .column::<i64>("SELECT count(*) FROM job_move_minutes")
+        .await[0];
+    assert!((116..=124).contains(&minutes), "{minutes} minute rows");
+    let (got, want) = moves_both_ways(&env).await;
+    assert_eq!(got, want, "after the fold");
+    assert_eq!(want.len(), 2, "{want:?}");
+    // What the counters' statement reads: the minutes and the first minutes' ticks, not the
+    // 720 ticks of the hour at two destinations.
+    let sql = reconctl::jobs::query::moves::moves_sql();
+    let doc = plan::explain(&env.client, &sql.text, &sql.params(), true).await;
+    let nodes = plan::nodes(&doc);
+    let read: f64 = nodes
+        .iter()
+        .filter(|n| n.relation.starts_with("job_move_"))
+        .map(|n| n.read)
+        .sum();
+    assert!(read < 250.0, "{read} counter rows read: {nodes:?}");
+    // Late events, dated in minutes already folded (40 and 3 minutes ago), in a transaction
+    // of their own: counted in a writer slot of their tick, exact before and after the fold
+    // that takes them into their minutes.
+    for secs in [2400, 180] {
+        event(&env, a.id, "timed_out", secs).await;
+        event(&env, b.id, "mark_failed", secs).await;
+    }
+    let (got, want) = moves_both_ways(&env).await;
+    assert_eq!(got, want, "late events, not folded yet");
+    assert_eq!(want.len(), 3, "{want:?}");
+    env.client
+        .query_one("SELECT job_move_counters_fold()", &[])
+        .await
+        .unwrap();
+    assert_eq!(env.column::<i64>(MISMATCHED).await, [0]);
+    let (got, want) = moves_both_ways(&env).await;
+    assert_eq!(got, want, "late events folded");
+}
+
 /// The counters' statement says, per window, whether a move fell in the tick of its start
 /// (as the server's clock reads it); only then is the log read, and only the partition that
 /// holds those seconds is planned. With no move there, the log is not touched at all: with

@@ -7,7 +7,9 @@
 //! log or the table:
 //!
 //! * moves: the whole 10-second ticks of each window from the move counters
-//!   (`job_move_counters`, migrations/V17, kept by a trigger as the events are written), and
+//!   (`job_move_counters`, migrations/V17, kept by a trigger as the events are written; their
+//!   folded ticks also per minute, `job_move_minutes`, V19, so the hour sums 60 rows per
+//!   action and destination, not 360), and
 //!   only where a counted move fell in the tick of a window's start, the rest of that tick
 //!   from the log: one range of `ix_job_events_action (action, at, id)` per counted action,
 //!   in the partition holding it. Each event's destination is its own column (filled by V6's
@@ -64,8 +66,9 @@ pub fn rank(a: Action) -> usize {
 pub const WINDOWS: [(&str, i64); 2] = [("5m", 300), ("1h", 3600)];
 
 /// The windows' whole 10-second ticks, from the move counters (`job_move_counters`,
-/// migrations/V17: a few rows per tick, action and destination), and where the log must
-/// complete them. One row per action and destination with counted ticks inside the last hour
+/// migrations/V17: a few rows per tick, action and destination; the folded ticks of each
+/// minute after a window's first minute as one row, `job_move_minutes`, V19), and where the
+/// log must complete them. One row per action and destination with counted ticks inside the last hour
 /// (a row of NULLs after the first columns when there is none). Every row starts with
 /// [`EDGE_COLUMNS`] per window (5 minutes, then the hour: its start and the end of the tick it
 /// falls in, both as the server's clock reads them, and whether the counters hold a move in
@@ -91,17 +94,39 @@ pub fn moves_sql() -> Sql {
         )
     };
     let edges: Vec<String> = WINDOWS.iter().map(|(_, secs)| edge(*secs)).collect();
+    // Each window's whole ticks: those of its first minute after its start's tick (every
+    // slot), then the minutes after it: their folded ticks as one row per minute
+    // (`job_move_minutes`, V19) and the writers' slots not folded yet, one range of
+    // `ix_job_move_counters_unfolded`. The hour's first minute is long before the 5
+    // minutes' start, so the writers' slots after it are the 5 minutes' too when they are
+    // after the 5 minutes' start, and the 5 minutes' first minute is among the hour's minutes.
+    let next_minute = |secs: i64| format!("(SELECT ({} / 6 + 1) * 6)", tick(secs));
     Sql::from_text(&format!(
         "SELECT t.*, m.* FROM (SELECT {edges}) t LEFT JOIN ( \
-           SELECT c.action, c.destination, \
-                  coalesce(sum(c.n) FILTER (WHERE c.tick > (SELECT {tick_short})), 0)::bigint, \
-                  sum(c.n)::bigint \
-           FROM job_move_counters c \
-           WHERE c.tick > (SELECT {tick_long}) \
+           SELECT x.action, x.destination, sum(x.short)::bigint, sum(x.long)::bigint \
+           FROM ( \
+             SELECT c.action, c.destination, 0::bigint AS short, c.n AS long \
+             FROM job_move_counters c \
+             WHERE c.tick > (SELECT {tick_long}) AND c.tick < {next_long} \
+             UNION ALL \
+             SELECT c.action, c.destination, \
+                    CASE WHEN c.tick > (SELECT {tick_short}) THEN c.n ELSE 0 END, c.n \
+             FROM job_move_counters c WHERE c.slot >= 0 AND c.tick >= {next_long} \
+             UNION ALL \
+             SELECT c.action, c.destination, c.n, 0 \
+             FROM job_move_counters c \
+             WHERE c.slot < 0 AND c.tick > (SELECT {tick_short}) AND c.tick < {next_short} \
+             UNION ALL \
+             SELECT m.action, m.destination, \
+                    CASE WHEN m.minute >= {next_short} / 6 THEN m.n ELSE 0 END, m.n \
+             FROM job_move_minutes m WHERE m.minute >= {next_long} / 6 \
+           ) x \
            GROUP BY 1, 2) m ON true",
         edges = edges.join(", "),
         tick_short = tick(short),
         tick_long = tick(long),
+        next_short = next_minute(short),
+        next_long = next_minute(long),
     ))
 }
 

@@ -380,7 +380,8 @@ async fn an_owner_without_createrole_migrates() {
             "fold_slots",
             "order_suspects",
             "move_counters",
-            "fold_every_group"
+            "fold_every_group",
+            "move_minutes"
         ]
     );
     let grants = env
