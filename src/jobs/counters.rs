@@ -83,7 +83,7 @@ pub static FOLD_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     )
 });
 
-/// Whether a fold of the move counters has rows to take (migrations/V17 writes the same
+/// Whether a fold of the move counters has rows to take (migrations/V19 writes the same
 /// conditions in `job_move_counters_fold()`): the writers' slots of a 10-second tick that is
 /// over... Written as the oldest tick, which the planner takes from the first entry of an
 /// index whether or not the table was analyzed (an `EXISTS` of the same condition it planned
@@ -92,9 +92,12 @@ pub static FOLD_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 pub const MOVES_UNFOLDED: &str = "(SELECT min(tick) FROM job_move_counters WHERE slot >= 0) \
      < floor(extract(epoch FROM now()) / 10)::bigint - 1";
 
-/// ...or a tick more than two hours ago (no window reaches it).
+/// ...or a tick of a minute the fold drops: every minute before the one that holds the tick
+/// two hours ago (no window reaches them; V19 drops whole minutes, its `kept`). Not "a tick
+/// over two hours old": the ticks of that minute before it stay, and the readers would then
+/// call the fold on every read for up to 50 seconds of every minute.
 pub const MOVES_EXPIRED: &str = "(SELECT min(tick) FROM job_move_counters) \
-     < floor(extract(epoch FROM now()) / 10)::bigint - 721";
+     < (floor(extract(epoch FROM now()) / 10)::bigint - 721) / 6 * 6";
 
 /// The counter rows that make a fold due: the writers' slots of the in_flight minutes that
 /// ended more than a minute ago (migrations/V15 writes the same condition in

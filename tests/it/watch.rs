@@ -666,6 +666,75 @@ async fn the_hour_is_summed_per_minute_and_stays_exact_through_folds_and_late_ev
     assert_eq!(got, want, "late events folded");
 }
 
+/// The readers' guard on the move counters' fold ([`MOVES_EXPIRED`]) says it is due exactly
+/// when the fold has a minute to drop (V19 drops whole minutes): a tick in the first minute
+/// kept does not make it due (else every read would call the fold for most of a minute), a
+/// tick before it does, and the fold drops that one and keeps the other. In one transaction,
+/// so that `now()` is one instant throughout.
+#[tokio::test]
+async fn the_move_fold_is_due_exactly_when_it_has_a_minute_to_drop() {
+    use reconctl::jobs::counters::MOVES_EXPIRED;
+    let env = TestEnv::new().await;
+    let kept = "(floor(extract(epoch FROM now()) / 10)::bigint - 721) / 6 * 6";
+    let due = format!("SELECT coalesce((SELECT true WHERE {MOVES_EXPIRED}), false)");
+    let c = &env.client;
+    c.batch_execute("BEGIN").await.unwrap();
+    c.batch_execute(&format!(
+        "INSERT INTO job_move_counters VALUES ({kept}, 'sweep_sent', 'cms-a', -2, 1);
+         INSERT INTO job_move_minutes VALUES ({kept} / 6, 'sweep_sent', 'cms-a', 1);"
+    ))
+    .await
+    .unwrap();
+    let first: bool = c.query_one(&due, &[]).await.unwrap().get(0);
+    assert!(!first, "a tick of the first minute kept made the fold due");
+    c.batch_execute(&format!(
+        "INSERT INTO job_move_counters VALUES ({kept} - 1, 'sweep_sent', 'cms-a', -2, 1);
+         INSERT INTO job_move_minutes VALUES ({kept} / 6 - 1, 'sweep_sent', 'cms-a', 1);"
+    ))
+    .await
+    .unwrap();
+    let before: bool = c.query_one(&due, &[]).await.unwrap().get(0);
+    assert!(
+        before,
+        "a tick of a minute to drop did not make the fold due"
+    );
+    c.query_one("SELECT job_move_counters_fold()", &[])
+        .await
+        .unwrap();
+    let left: Vec<(i64, i64)> = c
+        .query(
+            &format!(
+                "SELECT (SELECT count(*) FROM job_move_counters WHERE tick = {kept}),
+                        (SELECT count(*) FROM job_move_counters WHERE tick < {kept})"
+            ),
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(
+        left,
+        [(1, 0)],
+        "the fold kept the first minute and dropped the one before"
+    );
+    let minutes: Vec<i64> = c
+        .query(
+            &format!("SELECT minute - {kept} / 6 FROM job_move_minutes ORDER BY 1"),
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(minutes, [0]);
+    let after: bool = c.query_one(&due, &[]).await.unwrap().get(0);
+    assert!(!after);
+    c.batch_execute("ROLLBACK").await.unwrap();
+}
+
 /// The counters' statement says, per window, whether a move fell in the tick of its start
 /// (as the server's clock reads it); only then is the log read, and only the partition that
 /// holds those seconds is planned. With no move there, the log is not touched at all: with
