@@ -638,7 +638,7 @@ async fn the_hour_is_summed_per_minute_and_stays_exact_through_folds_and_late_ev
     assert_eq!(want.len(), 2, "{want:?}");
     // What the counters' statement reads: the minutes and the first minutes' ticks, not the
     // 720 ticks of the hour at two destinations.
-    let sql = reconctl::jobs::query::moves::moves_sql();
+    let sql = reconctl::jobs::query::moves::sums_sql();
     let doc = plan::explain(&env.client, &sql.text, &sql.params(), true).await;
     let nodes = plan::nodes(&doc);
     let read: f64 = nodes
@@ -733,6 +733,49 @@ async fn the_move_fold_is_due_exactly_when_it_has_a_minute_to_drop() {
     let after: bool = c.query_one(&due, &[]).await.unwrap().get(0);
     assert!(!after);
     c.batch_execute("ROLLBACK").await.unwrap();
+}
+
+/// With no move in the hour the first statement says so, and the sums over the minutes are
+/// neither planned nor read: `moves` answers while another session holds `job_move_minutes`
+/// in ACCESS EXCLUSIVE mode. With a move, the sums are read (and wait for that lock into the
+/// 2 s lock timeout).
+#[tokio::test]
+async fn with_no_move_in_the_hour_the_sums_are_not_read() {
+    use reconctl::jobs::query::moves::moves;
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true;
+    let a = env.seed(Seed::new("a").state(Uncertain)).await;
+    // A move long before the hour: counted in a tick no window reaches.
+    event(&env, a.id, "sweep_sent", 5000).await;
+    let locker = env.connect().await;
+    locker
+        .batch_execute("BEGIN; LOCK TABLE job_move_minutes IN ACCESS EXCLUSIVE MODE")
+        .await
+        .unwrap();
+    env.client
+        .batch_execute("SET lock_timeout = '2s'")
+        .await
+        .unwrap();
+    let quiet = moves(&env.client).await;
+    event(&env, a.id, "sweep_sent", 100).await;
+    let moved = moves(&env.client).await;
+    locker.batch_execute("ROLLBACK").await.unwrap();
+    env.client
+        .batch_execute("RESET lock_timeout")
+        .await
+        .unwrap();
+    assert_eq!(quiet.expect("the minutes were read").len(), 0);
+    assert!(
+        moved.is_err(),
+        "a move in the hour and the minutes not read"
+    );
+    let got = moves(&env.client).await.unwrap();
+    assert_eq!(
+        got.iter()
+            .map(|m| (m.action.to_string(), m.last_5m, m.last_1h))
+            .collect::<Vec<_>>(),
+        [("sweep_sent".to_string(), 1, 1)]
+    );
 }
 
 /// The counters' statement says, per window, whether a move fell in the tick of its start
@@ -841,22 +884,25 @@ async fn the_counters_read_recent_index_ranges_not_the_log() {
     for secs in [5, 50, 500] {
         event(&env, a.id, "sweep_sent", secs).await;
     }
-    use reconctl::jobs::query::moves::{edges_sql, moves_sql, Edge};
+    use reconctl::jobs::query::moves::{edges_sql, moves_sql, sums_sql, Edge};
+    // The move counters (V17) hold the whole ticks: the first statement probes them (is there
+    // a move after the hour's first tick, and in the tick of each window's start), the sums
+    // read three rows here, one per event; neither reads the log.
+    for (what, sql) in [("probes", moves_sql()), ("sums", sums_sql())] {
+        let doc = plan::explain(&env.client, &sql.text, &sql.params(), true).await;
+        let nodes = plan::nodes(&plan::by_parents(&env.client, doc).await);
+        let counters: f64 = nodes
+            .iter()
+            .filter(|n| n.relation.starts_with("job_move_"))
+            .map(|n| n.read)
+            .sum();
+        assert!((1.0..=3.0).contains(&counters), "{what}: {nodes:?}");
+        assert!(
+            nodes.iter().all(|n| !n.relation.starts_with("job_events")),
+            "{what}: {nodes:?}"
+        );
+    }
     let sql = moves_sql();
-    let doc = plan::explain(&env.client, &sql.text, &sql.params(), true).await;
-    let nodes = plan::nodes(&plan::by_parents(&env.client, doc).await);
-    // The move counters (V17) hold the whole ticks: three rows here, one per event (and a
-    // probe of the tick of each window's start); that statement does not read the log.
-    let counters: f64 = nodes
-        .iter()
-        .filter(|n| n.relation == "job_move_counters")
-        .map(|n| n.read)
-        .sum();
-    assert!((1.0..=3.0).contains(&counters), "{nodes:?}");
-    assert!(
-        nodes.iter().all(|n| !n.relation.starts_with("job_events")),
-        "{nodes:?}"
-    );
     // Of the log, where a window's first tick moved, at most that tick (one index range per
     // counted action, or one of the time index when the planner expects a row or two there):
     // the 20,000 accepted jobs' histories span the hour, 60 or so per tick. Both edges read,
