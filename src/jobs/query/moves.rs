@@ -347,13 +347,16 @@ pub struct ExpiredLeaseGroup {
 }
 
 /// The recent moves, sorted as [`COUNTED`] lists the actions, then by destination: every
-/// window exact to the microsecond, whatever the incident's size. The counters' whole ticks
-/// ([`moves_sql`]), then, only where the counters say a move fell in the tick of a window's
-/// start, the rest of that tick from the log ([`edges_sql`], with the first statement's
-/// bounds: both read the same windows of the server's clock). The two are two statements:
-/// in autocommit, two snapshots, so an event committed between them counts when its `at` is
-/// within an edge read (written by a transaction that began more than 5 minutes before),
-/// not when it is in a whole tick; in one transaction (REPEATABLE READ), one snapshot.
+/// window exact to the microsecond, whatever the incident's size. The counters' probes
+/// ([`moves_sql`]), then, sent together, the windows' whole ticks when a tick after the hour's
+/// first moved ([`sums_sql`]) and, only where the counters say a move fell in the tick of a
+/// window's start, the rest of that tick from the log ([`edges_sql`], with the first
+/// statement's bounds: all read the same windows of the server's clock). The whole ticks and
+/// the edges are disjoint ranges of `at`, so no event counts twice; in autocommit each
+/// statement has its own snapshot, so an event committed between them counts or not by the
+/// snapshot of the statement whose range holds it (it needs a transaction that began more
+/// than 5 minutes before to land in an edge, or in a tick the probes saw empty: as if the
+/// command had run a moment earlier); in one transaction (REPEATABLE READ), one snapshot.
 pub async fn moves<C: GenericClient>(client: &C) -> Result<Vec<MoveCount>> {
     let first = moves_sql().query_typed(client).await?;
     let first = first
