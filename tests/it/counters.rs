@@ -1196,6 +1196,10 @@ async fn readers_fold_the_past_minutes_before_they_read() {
     assert_exact(&env, "the readers' folds").await;
 }
 
+/// The most counter rows any group but in_flight's has.
+const MOST_ROWS_A_GROUP: &str = "SELECT max(n) FROM (SELECT count(*) AS n FROM job_counters
+     WHERE state <> 'in_flight' GROUP BY state, destination) g";
+
 /// The fold takes the writers' slots of every group, not only the in_flight minutes that
 /// ended (V18): after writes of many transactions to several states, what `check` sums is
 /// one row per group, except the slots an open writer holds, which the fold skips without
@@ -1221,9 +1225,7 @@ async fn the_fold_takes_every_groups_slots_but_those_a_writer_holds() {
             .await
             .unwrap();
     }
-    let spread = env
-        .count("SELECT max(n) FROM (SELECT count(*) AS n FROM job_counters WHERE state <> 'in_flight' GROUP BY state, destination) g")
-        .await;
+    let spread = env.count(MOST_ROWS_A_GROUP).await;
     assert!(
         spread > 1,
         "the writes left one row a group before any fold"
@@ -1273,9 +1275,7 @@ async fn the_fold_takes_every_groups_slots_but_those_a_writer_holds() {
         ],
         "the fold left the slots the open writer holds, and only those"
     );
-    let most = env
-        .count("SELECT max(n) FROM (SELECT count(*) AS n FROM job_counters WHERE state <> 'in_flight' GROUP BY state, destination) g")
-        .await;
+    let most = env.count(MOST_ROWS_A_GROUP).await;
     assert!(most <= 2, "a group kept {most} counter rows after the fold");
     assert_eq!(counters(&env.client).await, table, "during the open write");
     writer.batch_execute("COMMIT").await.unwrap();

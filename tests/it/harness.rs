@@ -98,6 +98,24 @@ impl TestEnv {
         connect_url(&self.url).await
     }
 
+    /// Another session's transaction holds `table` in ACCESS EXCLUSIVE mode (every reader of
+    /// it waits) until [`Held::release`]; meanwhile this env's own client gives up on a lock
+    /// after 2 s, so that a statement that touches the table fails instead of waiting.
+    pub async fn hold(&self, table: &str) -> Held<'_> {
+        let locker = self.connect().await;
+        locker
+            .batch_execute(&format!(
+                "BEGIN; LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"
+            ))
+            .await
+            .unwrap();
+        self.client
+            .batch_execute("SET lock_timeout = '2s'")
+            .await
+            .unwrap();
+        Held { env: self, locker }
+    }
+
     /// The binary, with a clean environment: only what the test gives it.
     pub fn cmd(&self) -> assert_cmd::Command {
         let mut cmd = assert_cmd::Command::cargo_bin("reconctl").expect("the reconctl binary");
@@ -361,6 +379,24 @@ impl TestEnv {
 /// Every change of state has exactly one event; events chain without gaps (from_version =
 /// the previous to_version, from_state = the previous to_state, the last one = the job now);
 /// no lease outside in_flight; accepted has a remote_id.
+/// A table held by another session ([`TestEnv::hold`]).
+pub struct Held<'a> {
+    env: &'a TestEnv,
+    locker: Client,
+}
+
+impl Held<'_> {
+    /// The other session lets the table go, and the env's client waits for locks as before.
+    pub async fn release(self) {
+        self.locker.batch_execute("ROLLBACK").await.unwrap();
+        self.env
+            .client
+            .batch_execute("RESET lock_timeout")
+            .await
+            .unwrap();
+    }
+}
+
 pub async fn check_invariants(c: &Client) -> Vec<String> {
     let mut problems = Vec::new();
     let has_schema: bool = c

@@ -747,23 +747,11 @@ async fn with_no_move_in_the_hour_the_sums_are_not_read() {
     let a = env.seed(Seed::new("a").state(Uncertain)).await;
     // A move long before the hour: counted in a tick no window reaches.
     event(&env, a.id, "sweep_sent", 5000).await;
-    let locker = env.connect().await;
-    locker
-        .batch_execute("BEGIN; LOCK TABLE job_move_minutes IN ACCESS EXCLUSIVE MODE")
-        .await
-        .unwrap();
-    env.client
-        .batch_execute("SET lock_timeout = '2s'")
-        .await
-        .unwrap();
+    let held = env.hold("job_move_minutes").await;
     let quiet = moves(&env.client).await;
     event(&env, a.id, "sweep_sent", 100).await;
     let moved = moves(&env.client).await;
-    locker.batch_execute("ROLLBACK").await.unwrap();
-    env.client
-        .batch_execute("RESET lock_timeout")
-        .await
-        .unwrap();
+    held.release().await;
     assert_eq!(quiet.expect("the minutes were read").len(), 0);
     assert!(
         moved.is_err(),
@@ -804,21 +792,9 @@ async fn the_move_counts_read_the_log_only_where_a_window_starts_in_a_tick_that_
     let windows = Edge::of_windows(&first).unwrap();
     assert_eq!(windows.len(), 2);
     assert!(windows.iter().all(|(_, moved)| !moved), "{windows:?}");
-    let locker = env.connect().await;
-    locker
-        .batch_execute("BEGIN; LOCK TABLE job_events IN ACCESS EXCLUSIVE MODE")
-        .await
-        .unwrap();
-    env.client
-        .batch_execute("SET lock_timeout = '2s'")
-        .await
-        .unwrap();
+    let held = env.hold("job_events").await;
     let got = moves(&env.client).await.expect("the log was not read");
-    locker.batch_execute("ROLLBACK").await.unwrap();
-    env.client
-        .batch_execute("RESET lock_timeout")
-        .await
-        .unwrap();
+    held.release().await;
     let counts: Vec<(String, i64, i64)> = got
         .iter()
         .map(|m| (m.action.to_string(), m.last_5m, m.last_1h))

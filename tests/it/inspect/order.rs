@@ -218,15 +218,9 @@ async fn without_a_suspect_in_the_window_the_pairs_are_not_looked_for() {
     )
     .await
     .unwrap();
-    let locker = env.connect().await;
-    locker
-        .batch_execute("BEGIN; LOCK TABLE publication_jobs IN ACCESS EXCLUSIVE MODE")
-        .await
-        .unwrap();
-    c.batch_execute("SET lock_timeout = '2s'").await.unwrap();
+    let held = env.hold("publication_jobs").await;
     let quiet = query::out_of_order(c, Duration::from_secs(3600)).await;
-    locker.batch_execute("ROLLBACK").await.unwrap();
-    c.batch_execute("RESET lock_timeout").await.unwrap();
+    held.release().await;
     assert_eq!(
         quiet
             .expect("the pairs' statement waited for the table")
