@@ -42,6 +42,14 @@ pub fn beside_built(columns: &str, inner: &str, alias: &str) -> String {
     format!("SELECT b.yes, {columns} FROM (SELECT {BUILT_EXPR} AS yes) b LEFT JOIN ({inner}) {alias} ON true")
 }
 
+/// [`beside_built`] with the statement's `now()` first: the clock and whether the counters
+/// are built, then `columns`, for the statement whose answer a command reports "as of". One
+/// statement where a separate `SELECT now(), …` cost a fresh session a third of a
+/// millisecond more.
+pub fn beside_clock(columns: &str, inner: &str, alias: &str) -> String {
+    format!("SELECT b.now, b.yes, {columns} FROM (SELECT now() AS now, {BUILT_EXPR} AS yes) b LEFT JOIN ({inner}) {alias} ON true")
+}
+
 /// A job row's counter minute (migrations/V14): for an in_flight job the minute its lease
 /// expires, 0 for every other state. The triggers write the same expression (a test holds
 /// the two together).

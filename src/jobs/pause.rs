@@ -267,13 +267,18 @@ fn prefixed(alias: &str, columns: &str) -> String {
 /// The database's clock, whether this session may record an expiry (a reader or a worker,
 /// or a read-only session such as a standby or `--read-only`, only shows it), then every
 /// pause row (in force or expired but not yet recorded), by destination. One statement:
-/// there is always a row, its pause columns NULL when no destination is paused.
+/// there is always a row, its pause columns NULL when no destination is paused. The
+/// privileges are asked only when an expiry is due (`until` at or before the same `now()`
+/// that [`Pause::in_force`] is given), false otherwise: asking costs a fresh session a lookup
+/// of `destination_events` that nothing else in `status`, `check` or `metrics` reads.
 const OBSERVE_SQL: &str = "SELECT f.now, f.may_record, \
      p.destination, p.reason, p.actor, p.since, p.until, p.updated_at \
      FROM (SELECT now() AS now, \
-                  has_table_privilege('destination_pauses', 'DELETE') \
-                  AND has_table_privilege('destination_events', 'INSERT') \
-                  AND current_setting('transaction_read_only') = 'off' AS may_record) f \
+                  CASE WHEN EXISTS (SELECT 1 FROM destination_pauses e WHERE e.until <= now()) \
+                       THEN has_table_privilege('destination_pauses', 'DELETE') \
+                            AND has_table_privilege('destination_events', 'INSERT') \
+                            AND current_setting('transaction_read_only') = 'off' \
+                       ELSE false END AS may_record) f \
      LEFT JOIN destination_pauses p ON true ORDER BY p.destination";
 
 /// [`OBSERVE_SQL`]: the clock, whether this session may record, every pause row.

@@ -29,16 +29,20 @@ fn oldest_probe(group: &str) -> String {
     )
 }
 
-/// Every group's exact count (the sum of its counter slots) and, for an open group, its
-/// oldest state change.
+/// The statement's clock and whether the counters are built (always a first row, see
+/// [`crate::jobs::counters::beside_clock`]), then every group's exact count (the sum of its
+/// counter slots) and, for an open group, its oldest state change: state, destination, count
+/// and oldest from the third column on, NULL in the one row of a table without jobs.
 pub fn counter_groups_sql() -> String {
-    format!(
-        "SELECT c.state, c.destination, c.n, \
-                CASE WHEN c.state <> {bulk} THEN {probe} END \
-         FROM (SELECT state, destination, sum(n)::bigint AS n FROM job_counters \
-               GROUP BY state, destination HAVING sum(n) <> 0) c",
-        bulk = State::bulk().literal(),
-        probe = oldest_probe("c"),
+    crate::jobs::counters::beside_clock(
+        &format!(
+            "c.state, c.destination, c.n, CASE WHEN c.state <> {bulk} THEN {probe} END",
+            bulk = State::bulk().literal(),
+            probe = oldest_probe("c"),
+        ),
+        "SELECT state, destination, sum(n)::bigint AS n FROM job_counters \
+         GROUP BY state, destination HAVING sum(n) <> 0",
+        "c",
     )
 }
 
@@ -104,23 +108,15 @@ pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
     // The fold first (pipelined, before every read of the counters on this session, the
     // expired leases that status -v and metrics read after this included): what it leaves is
     // what they sum.
-    let ((), groups, clock) = futures::try_join!(
-        crate::jobs::counters::fold(client),
-        async { Ok::<_, Error>(client.query_typed(&groups_sql, &[]).await?) },
-        async {
-            Ok::<_, Error>(
-                client
-                    .query_typed_one(
-                        "SELECT now(), (SELECT built_at IS NOT NULL FROM job_counters_build)",
-                        &[],
-                    )
-                    .await?,
-            )
-        },
-    )?;
+    let ((), groups) = futures::try_join!(crate::jobs::counters::fold(client), async {
+        Ok::<_, Error>(client.query_typed(&groups_sql, &[]).await?)
+    })?;
+    let clock = groups
+        .first()
+        .ok_or_else(|| Error::bug("the counts' statement returned no row"))?;
     let now: DateTime<Utc> = clock.try_get(0)?;
-    let built: Option<bool> = clock.try_get(1)?;
-    if built != Some(true) {
+    let built: bool = clock.try_get(1)?;
+    if !built {
         let rows = client.query(&open_groups_sql(), &[]).await?;
         let mut open = rows
             .iter()
@@ -136,18 +132,22 @@ pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
     let mut open = Vec::new();
     let mut accepted = 0;
     for row in &groups {
-        let state = parse_state(row.try_get(0)?)?;
-        let count: i64 = row.try_get(2)?;
+        // The one row of a table without jobs has no group.
+        let Some(state) = row.try_get::<_, Option<String>>(2)? else {
+            continue;
+        };
+        let state = parse_state(&state)?;
+        let count: i64 = row.try_get(4)?;
         if state == State::bulk() {
             accepted += count;
             continue;
         }
         // A counter above the table's count (tampered with; `doctor --recount` repairs it)
         // has no job to probe: its age is 0.
-        let oldest: Option<DateTime<Utc>> = row.try_get(3)?;
+        let oldest: Option<DateTime<Utc>> = row.try_get(5)?;
         open.push(OpenGroup {
             state,
-            destination: row.try_get(1)?,
+            destination: row.try_get(3)?,
             count,
             oldest_state_changed_at: oldest.unwrap_or(now),
         });
@@ -240,7 +240,9 @@ fn health_terms(
     (sql, states, stuck_cutoff, overdue_cutoff)
 }
 
-/// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. One row per group
+/// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. The statement's
+/// clock and whether the counters are built (always a first row, see
+/// [`crate::jobs::counters::beside_clock`]), then from the third column on, one row per group
 /// (state, destination) of the states `check` counts (the unsettled and the waiting ones):
 /// its exact count from `job_counters`, its oldest state change (one probe of
 /// `ix_publication_jobs_open_state_age`), how many of its jobs changed state before the
@@ -268,15 +270,16 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
              ELSE 0 END"
         )
     };
-    sql.text = format!(
+    let inner = format!(
         "WITH g AS MATERIALIZED (
             SELECT c.state, c.destination, c.n, {probe} AS oldest
             FROM (SELECT state, destination, sum(n)::bigint AS n FROM job_counters
                   WHERE state IN ({states}) GROUP BY state, destination HAVING sum(n) <> 0) c)
-         SELECT g.state, g.n, g.oldest, {stuck_count}, {overdue_count},
+         SELECT g.state, g.n, g.oldest, {stuck_count} AS stuck, {overdue_count} AS overdue,
                 g.state IN ({waiting}) AND EXISTS (SELECT 1 FROM destination_pauses p
-                        WHERE p.destination = g.destination AND (p.until IS NULL OR p.until > now())),
-                {stuck_cutoff}
+                        WHERE p.destination = g.destination AND (p.until IS NULL OR p.until > now()))
+                    AS paused,
+                {stuck_cutoff} AS cutoff
          FROM g",
         probe = oldest_probe("c"),
         stuck_count = before(&format!("g.state IN ({waiting})"), &stuck_cutoff),
@@ -284,6 +287,11 @@ pub fn health_sql(stuck_after: Duration, uncertain_after: Option<Duration>) -> S
             &format!("g.state = {}", State::Uncertain.literal()),
             &overdue_cutoff
         ),
+    );
+    sql.text = crate::jobs::counters::beside_clock(
+        "h.state, h.n, h.oldest, h.stuck, h.overdue, h.paused, h.cutoff",
+        &inner,
+        "h",
     );
     sql
 }
@@ -313,31 +321,28 @@ pub async fn health<C: GenericClient>(
     stuck_after: Duration,
     uncertain_after: Option<Duration>,
 ) -> Result<Health> {
-    // The counted form is sent at once, beside the question whether the counters are built:
+    // The counted form is sent at once, and answers whether the counters are built too:
     // they are, but for the moments between V10 and migrate's build, when the scan runs
     // after (one statement planned in the common case, not two, and no round trip first).
     let counted = health_sql(stuck_after, uncertain_after);
-    let ((), mut rows, clock, leases) = futures::try_join!(
+    let ((), counted, leases) = futures::try_join!(
         crate::jobs::counters::fold(client),
         async { Ok::<_, Error>(counted.query_typed(client).await?) },
-        async {
-            Ok::<_, Error>(
-                client
-                    .query_typed_one(
-                        &format!("SELECT now(), {}", crate::jobs::counters::BUILT_EXPR),
-                        &[],
-                    )
-                    .await?,
-            )
-        },
         super::moves::expired_leases(client, stuck_after),
     )?;
-    if !clock.try_get::<_, bool>(1)? {
+    let clock = counted
+        .first()
+        .ok_or_else(|| Error::bug("check's statement returned no row"))?;
+    let now: DateTime<Utc> = clock.try_get(0)?;
+    // The counted rows' groups start at their third column, the scan's at the first.
+    let (rows, first) = if clock.try_get::<_, bool>(1)? {
+        (counted, 2)
+    } else {
         let scan = health_scan_sql(stuck_after, uncertain_after);
-        rows = client.query(&scan.text, &scan.params()).await?;
-    }
+        (client.query(&scan.text, &scan.params()).await?, 0)
+    };
     let mut h = Health {
-        now: clock.try_get(0)?,
+        now,
         uncertain: 0,
         oldest_uncertain: None,
         uncertain_overdue: 0,
@@ -355,13 +360,16 @@ pub async fn health<C: GenericClient>(
     };
     // One row per group: state, count, oldest, stuck, overdue, paused, the stuck cutoff.
     for row in &rows {
-        let state: String = row.try_get(0)?;
-        let count: i64 = row.try_get(1)?;
-        let oldest: Option<DateTime<Utc>> = row.try_get(2)?;
-        let stuck: i64 = row.try_get(3)?;
-        let overdue: i64 = row.try_get(4)?;
-        let paused: bool = row.try_get::<_, Option<bool>>(5)?.unwrap_or(false);
-        let stuck_cutoff: DateTime<Utc> = row.try_get(6)?;
+        // The one row of a table without a counted group has none.
+        let Some(state) = row.try_get::<_, Option<String>>(first)? else {
+            continue;
+        };
+        let count: i64 = row.try_get(first + 1)?;
+        let oldest: Option<DateTime<Utc>> = row.try_get(first + 2)?;
+        let stuck: i64 = row.try_get(first + 3)?;
+        let overdue: i64 = row.try_get(first + 4)?;
+        let paused: bool = row.try_get::<_, Option<bool>>(first + 5)?.unwrap_or(false);
+        let stuck_cutoff: DateTime<Utc> = row.try_get(first + 6)?;
         match state.parse::<State>() {
             Ok(State::Uncertain) => {
                 h.uncertain += count;
