@@ -955,6 +955,9 @@ async fn expired_leases_of_one_destination_are_read_apart_from_anothers_backlog(
 /// `n` in_flight jobs `{prefix}1`…`{prefix}n` over `destinations` destinations, job `i`'s
 /// lease expired `ago_secs` (SQL of `i`) seconds ago: negative is a live lease.
 async fn in_flight_expiring(c: &Client, prefix: &str, n: i64, destinations: i64, ago_secs: &str) {
+    // Setup, not the thing under test: tens of thousands of rows through the counters'
+    // triggers can outlast the env's 10 s statement timeout on a slow CI machine.
+    c.batch_execute("SET statement_timeout = 0").await.unwrap();
     c.execute(
         &format!(
             "INSERT INTO publication_jobs (tenant_id, article_id, revision_id, destination, external_ref,
@@ -967,6 +970,7 @@ async fn in_flight_expiring(c: &Client, prefix: &str, n: i64, destinations: i64,
     )
     .await
     .unwrap();
+    c.batch_execute("RESET statement_timeout").await.unwrap();
 }
 
 async fn stuck_count(c: &Client, secs: u64) -> i64 {
