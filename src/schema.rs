@@ -86,6 +86,8 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_job_order_suspects_accepted", false),
     // V17
     ("ix_job_move_counters_unfolded", false),
+    // V20
+    ("ix_job_counters_unfolded", false),
 ];
 
 /// The server's version string (`SHOW server_version`), for `doctor`.

@@ -1130,6 +1130,101 @@ async fn unfolded_past(c: &Client) -> i64 {
     .get(0)
 }
 
+/// Whether a fold is due (FOLD_DUE, before every read of the counters) is one entry of
+/// `ix_job_counters_unfolded` (V20), whatever the size of job_counters' file: its rows move
+/// to the end of the file as the workers rewrite them and the fold takes them, and the
+/// pages left behind stay. Here 40 000 rows written and all but the last deleted leave a
+/// file of hundreds of pages; the question reads a handful, and answers as the scan it replaced
+/// (`EXISTS … WHERE UNFOLDED`) does: nothing due, a live minute's slot (not due), a
+/// writer's slot of a minute that ended two minutes ago (due), the folded row of that minute
+/// alone (not due).
+#[tokio::test]
+async fn a_due_fold_is_read_from_an_index_at_any_size_of_the_counters_file() {
+    let env = TestEnv::new().await;
+    let c = &env.client;
+    // The last row stays (a count of zero, as a group whose jobs all left keeps until a
+    // fold), at the end of the file, so VACUUM frees the pages before it but cannot cut them.
+    for sql in [
+        "SET statement_timeout = 0",
+        "INSERT INTO job_counters (state, destination, lease_minute, slot, n)
+         SELECT 'accepted', 'gone-' || i, 0, 0, 0 FROM generate_series(1, 40000) i",
+        "DELETE FROM job_counters WHERE destination LIKE 'gone-%' AND destination <> 'gone-40000'",
+        "VACUUM ANALYZE job_counters",
+        "RESET statement_timeout",
+    ] {
+        c.batch_execute(sql).await.unwrap();
+    }
+    let pages = env
+        .count("SELECT pg_relation_size('job_counters') / 8192")
+        .await;
+    assert!(pages >= 200, "the file kept {pages} pages");
+
+    let due = format!(
+        "SELECT coalesce({}, false)",
+        reconctl::jobs::counters::FOLD_DUE
+    );
+    let scan = format!(
+        "SELECT EXISTS (SELECT 1 FROM job_counters WHERE {})",
+        reconctl::jobs::counters::UNFOLDED
+    );
+    let minute = "floor(extract(epoch FROM now()) / 60)::bigint";
+    // Each case's rows net to zero per group, so the counts stay the table's.
+    let cases = [
+        ("nothing", "SELECT 1 WHERE false", false),
+        (
+            "a live minute's slot",
+            "INSERT INTO job_counters (state, destination, lease_minute, slot, n)
+             VALUES ('in_flight', 'cms-a', {m}, 3, 1), ('in_flight', 'cms-a', {m}, -2, -1)",
+            false,
+        ),
+        (
+            "a writer's slot of a minute that ended",
+            "INSERT INTO job_counters (state, destination, lease_minute, slot, n)
+             VALUES ('in_flight', 'cms-b', {m} - 2, 5, 1), ('in_flight', 'cms-b', {m} - 2, -2, -1)",
+            true,
+        ),
+        (
+            "that minute's folded row alone",
+            "DELETE FROM job_counters WHERE destination = 'cms-b' AND slot = 5;
+             UPDATE job_counters SET n = 0 WHERE destination = 'cms-b'",
+            false,
+        ),
+    ];
+    for (what, write, expected) in cases {
+        c.batch_execute(&write.replace("{m}", minute))
+            .await
+            .unwrap();
+        let answer: bool = c.query_one(&due, &[]).await.unwrap().get(0);
+        let scanned: bool = c.query_one(&scan, &[]).await.unwrap().get(0);
+        assert_eq!((answer, scanned), (expected, expected), "{what}");
+
+        let plan = crate::plan::explain(c, &due, &[], true).await;
+        let nodes = crate::plan::nodes(&plan);
+        assert!(
+            nodes.iter().any(|n| n.index == "ix_job_counters_unfolded"),
+            "{what}: {plan:#}"
+        );
+        assert!(
+            !nodes
+                .iter()
+                .any(|n| n.kind == "Seq Scan" && n.relation == "job_counters"),
+            "{what}: {plan:#}"
+        );
+        let rows = c
+            .query(
+                &format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {due}"),
+                &[],
+            )
+            .await
+            .unwrap();
+        let doc: Value = rows[0].get(0);
+        let read = doc[0]["Plan"]["Shared Hit Blocks"].as_i64().unwrap()
+            + doc[0]["Plan"]["Shared Read Blocks"].as_i64().unwrap();
+        assert!(read <= 5, "{what}: {read} pages read of {pages}\n{doc:#}");
+    }
+    assert_exact(&env, "the guard's cases").await;
+}
+
 /// `check`, `status` and `metrics` fold the past minutes' slots before they read them
 /// (V15), so what they sum after an hour with no sweep is one row per destination and
 /// minute; a fold with nothing new to fold rewrites nothing; a minute whose jobs have all

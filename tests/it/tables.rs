@@ -743,6 +743,8 @@ async fn doctor_fits_every_width() {
       valid
     index ix_job_move_counters_unfolded              ok
       valid
+    index ix_job_counters_unfolded                   ok
+      valid
     ");
     insta::assert_snapshot!(c.1, @"
     index ux_publication_jobs_identity               ok      unique, valid
@@ -774,11 +776,12 @@ async fn doctor_fits_every_width() {
     index ix_plan_events_at                          ok      valid
     index ix_job_order_suspects_accepted             ok      valid
     index ix_job_move_counters_unfolded              ok      valid
+    index ix_job_counters_unfolded                   ok      valid
     ");
     insta::assert_snapshot!(a.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      19 applied, 0 pending, 0 divergent, 0 unknown to this
+      20 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     [index rows]
     pause cms-b                                      ok
@@ -797,7 +800,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      19 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      20 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
@@ -813,7 +816,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(c.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      19 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      20 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                              claim none of its jobs): CMS answers 503 since the 14:00
@@ -827,7 +830,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(d.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      19 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      20 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                              INC-4711, do not resume before they confirm
@@ -1149,6 +1152,7 @@ async fn migrate_status_fits_every_width() {
          17  move_counters       applied  YYYY-MM-DDThh:mm:ssZ
          18  fold_every_group    applied  YYYY-MM-DDThh:mm:ssZ
          19  move_minutes        applied  YYYY-MM-DDThh:mm:ssZ
+         20  unfolded_index      applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }

@@ -381,7 +381,8 @@ async fn an_owner_without_createrole_migrates() {
             "order_suspects",
             "move_counters",
             "fold_every_group",
-            "move_minutes"
+            "move_minutes",
+            "unfolded_index"
         ]
     );
     let grants = env
