@@ -934,21 +934,11 @@ async fn expired_leases_of_one_destination_are_read_apart_from_anothers_backlog(
     );
     for ago in [Duration::ZERO, Duration::from_secs(5)] {
         let sql = reconctl::jobs::query::moves::expired_leases_sql(ago);
-        let rows = env
-            .client
-            .query(
-                &format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {}", sql.text),
-                &sql.params(),
-            )
-            .await
-            .unwrap();
-        let doc: Value = rows[0].get(0);
-        let plan = &doc[0]["Plan"];
-        let pages = plan["Shared Hit Blocks"].as_i64().unwrap()
-            + plan["Shared Read Blocks"].as_i64().unwrap();
+        let plan = crate::plan::explain_buffers(&env.client, &sql.text, &sql.params()).await;
+        let pages = crate::plan::pages_read(&plan);
         // The counters' pages, and per destination two short descents of the lease index.
         // 14 here; walking cms-0's 60 000 entries to find cms-1's read 80.
-        assert!(pages <= 30, "{ago:?}: {pages} pages read\n{doc:#}");
+        assert!(pages <= 30, "{ago:?}: {pages} pages read\n{plan:#}");
     }
 }
 
@@ -1198,7 +1188,7 @@ async fn a_due_fold_is_read_from_an_index_at_any_size_of_the_counters_file() {
         let scanned: bool = c.query_one(&scan, &[]).await.unwrap().get(0);
         assert_eq!((answer, scanned), (expected, expected), "{what}");
 
-        let plan = crate::plan::explain(c, &due, &[], true).await;
+        let plan = crate::plan::explain_buffers(c, &due, &[]).await;
         let nodes = crate::plan::nodes(&plan);
         assert!(
             nodes.iter().any(|n| n.index == "ix_job_counters_unfolded"),
@@ -1210,17 +1200,8 @@ async fn a_due_fold_is_read_from_an_index_at_any_size_of_the_counters_file() {
                 .any(|n| n.kind == "Seq Scan" && n.relation == "job_counters"),
             "{what}: {plan:#}"
         );
-        let rows = c
-            .query(
-                &format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {due}"),
-                &[],
-            )
-            .await
-            .unwrap();
-        let doc: Value = rows[0].get(0);
-        let read = doc[0]["Plan"]["Shared Hit Blocks"].as_i64().unwrap()
-            + doc[0]["Plan"]["Shared Read Blocks"].as_i64().unwrap();
-        assert!(read <= 5, "{what}: {read} pages read of {pages}\n{doc:#}");
+        let read = crate::plan::pages_read(&plan);
+        assert!(read <= 5, "{what}: {read} pages read of {pages}\n{plan:#}");
     }
     assert_exact(&env, "the guard's cases").await;
 }

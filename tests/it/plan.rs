@@ -61,6 +61,28 @@ pub async fn explain(
     doc[0]["Plan"].clone()
 }
 
+/// The plan of `sql` with `params`, run, with the buffers it touched (for [`pages_read`]).
+pub async fn explain_buffers(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Value {
+    let rows = client
+        .query(
+            &format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}"),
+            params,
+        )
+        .await
+        .unwrap();
+    let doc: Value = rows[0].get(0);
+    doc[0]["Plan"].clone()
+}
+
+/// The shared-buffer pages a plan from [`explain_buffers`] read, found in cache or not.
+pub fn pages_read(plan: &Value) -> i64 {
+    plan["Shared Hit Blocks"].as_i64().unwrap() + plan["Shared Read Blocks"].as_i64().unwrap()
+}
+
 /// `plan` with each partition of the partitioned logs (V11) and each partition's index named
 /// by the table and index it belongs to, so that a test can ask for `ix_job_events_at` or
 /// forbid a sequential scan of `job_events`. An empty partition (a coming month) keeps its own
