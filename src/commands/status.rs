@@ -377,7 +377,10 @@ impl DestinationStatus {
 /// change since the watch began.
 fn moves_table(ui: &Ui, moves: &[MoveCount], first: Option<&[MoveCount]>) -> String {
     if moves.is_empty() && first.map_or(true, |f| f.is_empty()) {
-        return "moves: none in the last hour (timeouts, sweeps, reconcile verdicts, marks)".into();
+        return paragraphs(
+            "moves: none in the last hour (timeouts, sweeps, reconcile verdicts, marks)",
+            ui.width().map(usize::from),
+        );
     }
     let mut columns = vec![
         Column::new("MOVE"),

@@ -386,7 +386,7 @@ const HEADERS: [&str; 17] = [
     "STUCK",
 ];
 /// Whole words that are also the start of a state (a verdict, English).
-const ALSO_WORDS: [&str; 4] = ["accept", "fail", "in", "safe"];
+const ALSO_WORDS: [&str; 5] = ["accept", "fail", "flight", "in", "safe"];
 
 /// No line wider than `width`; no state, header, id or command broken across lines.
 fn check(text: &str, width: usize, what: &str) {
@@ -417,7 +417,8 @@ fn check(text: &str, width: usize, what: &str) {
             let fragment = word != *token
                 && (token.starts_with(word) || token.ends_with(word))
                 && !ALSO_WORDS.contains(&word);
-            // `cms-a (paused)`: the state word is whole; "in" alone is English.
+            // `cms-a (paused)`: the state word is whole; "in" and "flight" alone are English
+            // (status -v: "1 in flight at cms-a past their lease").
             assert!(
                 !fragment || word.len() < 3,
                 "{what}: `{token}` broken (`{word}`):\n{text}"
@@ -673,6 +674,28 @@ async fn status_fits_every_width() {
     reconctl remote lookup 6ce568d4-075a-4d3c-b189-8d55d6202bbd
     ");
     fx.same_in_pty(&["status"], 0);
+}
+
+/// `status -v` with no counted move in the hour says so in one sentence, wrapped between
+/// words at the terminal's width like the lines around it (it was printed whole, so a
+/// 60-column terminal cut it inside a word).
+#[tokio::test]
+async fn status_verbose_without_moves_fits_every_width() {
+    let fx = Fixture::new().await;
+    // (widths() holds every line to its width.)
+    let texts = fx.widths(&["status", "-v"], 0);
+    let sentence = |text: &str| {
+        let at = text.find("moves: none").expect("the no-moves sentence");
+        text[at..].split("\n\n").next().unwrap().to_string()
+    };
+    assert_eq!(
+        sentence(&texts[0]),
+        "moves: none in the last hour (timeouts, sweeps, reconcile\n  verdicts, marks)"
+    );
+    assert_eq!(
+        sentence(&texts[1]),
+        "moves: none in the last hour (timeouts, sweeps, reconcile verdicts, marks)"
+    );
 }
 
 #[tokio::test]
