@@ -29,7 +29,8 @@ fn main() -> ExitCode {
             return ExitCode::from(exit_code(&Err(err)));
         }
     };
-    let ctx = Context::new(settings);
+    let mut ctx = Context::new(settings);
+    ctx.limits.counters_by_key = cli.command.reads_counters();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

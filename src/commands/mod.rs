@@ -95,6 +95,17 @@ pub enum Command {
     Complete(complete::Args),
 }
 
+impl Command {
+    /// The commands that read the exact counts (`job_counters`) and per-group probes only:
+    /// their sessions read the counters by key ([`crate::db::SessionLimits::counters_by_key`]).
+    pub fn reads_counters(&self) -> bool {
+        matches!(
+            self,
+            Command::Status(_) | Command::Check(_) | Command::Metrics(_)
+        )
+    }
+}
+
 /// The `--yes` / `--dry-run` pair of commands that change jobs.
 #[derive(Debug, Clone, Args)]
 pub struct Confirmation {
@@ -170,5 +181,41 @@ pub async fn run(ctx: &Context, command: &Command, root: fn() -> clap::Command) 
         Command::Generate(args) => generate::run(ctx, args, root).await,
         Command::DevDestination(args) => dev_destination::run(ctx, args).await,
         Command::Complete(args) => complete::run(ctx, args).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::cli::Cli;
+
+    fn reads_counters(line: &str) -> bool {
+        Cli::try_parse_from(line.split_whitespace())
+            .unwrap()
+            .command
+            .reads_counters()
+    }
+
+    #[test]
+    fn only_the_counters_readers_read_the_counters_by_key() {
+        for line in [
+            "reconctl status",
+            "reconctl status -v --watch",
+            "reconctl metrics",
+            "reconctl check --stuck-after 5m",
+        ] {
+            assert!(reads_counters(line), "{line}");
+        }
+        // A recount reads the whole table on purpose; the rest read by their own indexes.
+        for line in [
+            "reconctl doctor --recount",
+            "reconctl sweep leases",
+            "reconctl jobs uncertain",
+            "reconctl events",
+            "reconctl migrate",
+        ] {
+            assert!(!reads_counters(line), "{line}");
+        }
     }
 }

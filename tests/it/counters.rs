@@ -1120,6 +1120,34 @@ async fn unfolded_past(c: &Client) -> i64 {
     .get(0)
 }
 
+/// Makes `job_counters`' file hundreds of pages long with its rows in the last few, as an
+/// incident's folded slots leave it: 40 000 rows written, then the counters' own rows written
+/// again after them, then the 40 000 deleted but the last (a count of zero, as a group whose
+/// jobs all left keeps until a fold), so VACUUM frees the pages before the rows that stay but
+/// cannot cut them. The counts do not change. Returns the file's pages.
+async fn counters_file_of_many_pages(env: &TestEnv) -> i64 {
+    for sql in [
+        "SET statement_timeout = 0",
+        "BEGIN",
+        "CREATE TEMP TABLE kept ON COMMIT DROP AS SELECT * FROM job_counters",
+        "INSERT INTO job_counters (state, destination, lease_minute, slot, n)
+         SELECT 'accepted', 'gone-' || i, 0, 0, 0 FROM generate_series(1, 40000) i",
+        "DELETE FROM job_counters WHERE destination NOT LIKE 'gone-%'",
+        "INSERT INTO job_counters SELECT * FROM kept",
+        "DELETE FROM job_counters WHERE destination LIKE 'gone-%' AND destination <> 'gone-40000'",
+        "COMMIT",
+        "VACUUM ANALYZE job_counters",
+        "RESET statement_timeout",
+    ] {
+        env.client.batch_execute(sql).await.unwrap();
+    }
+    let pages = env
+        .count("SELECT pg_relation_size('job_counters') / 8192")
+        .await;
+    assert!(pages >= 200, "the file kept {pages} pages");
+    pages
+}
+
 /// Whether a fold is due (FOLD_DUE, before every read of the counters) is one entry of
 /// `ix_job_counters_unfolded` (V20), whatever the size of job_counters' file: its rows move
 /// to the end of the file as the workers rewrite them and the fold takes them, and the
@@ -1132,22 +1160,7 @@ async fn unfolded_past(c: &Client) -> i64 {
 async fn a_due_fold_is_read_from_an_index_at_any_size_of_the_counters_file() {
     let env = TestEnv::new().await;
     let c = &env.client;
-    // The last row stays (a count of zero, as a group whose jobs all left keeps until a
-    // fold), at the end of the file, so VACUUM frees the pages before it but cannot cut them.
-    for sql in [
-        "SET statement_timeout = 0",
-        "INSERT INTO job_counters (state, destination, lease_minute, slot, n)
-         SELECT 'accepted', 'gone-' || i, 0, 0, 0 FROM generate_series(1, 40000) i",
-        "DELETE FROM job_counters WHERE destination LIKE 'gone-%' AND destination <> 'gone-40000'",
-        "VACUUM ANALYZE job_counters",
-        "RESET statement_timeout",
-    ] {
-        c.batch_execute(sql).await.unwrap();
-    }
-    let pages = env
-        .count("SELECT pg_relation_size('job_counters') / 8192")
-        .await;
-    assert!(pages >= 200, "the file kept {pages} pages");
+    let pages = counters_file_of_many_pages(&env).await;
 
     let due = format!(
         "SELECT coalesce({}, false)",
@@ -1204,6 +1217,87 @@ async fn a_due_fold_is_read_from_an_index_at_any_size_of_the_counters_file() {
         assert!(read <= 5, "{what}: {read} pages read of {pages}\n{plan:#}");
     }
     assert_exact(&env, "the guard's cases").await;
+}
+
+/// Pages of `job_counters`' heap that this database's sessions have read (hit or read in),
+/// once every session of `reconctl` has ended and its statistics are flushed: a backend
+/// flushes them as it exits, which is after the client process has gone, so this waits for
+/// the sessions to leave and the figure to hold still.
+async fn counter_heap_pages(c: &Client) -> i64 {
+    let read = "SELECT coalesce(heap_blks_hit, 0) + coalesce(heap_blks_read, 0),
+                       (SELECT count(*) FROM pg_stat_activity
+                        WHERE datname = current_database() AND application_name LIKE 'reconctl%'
+                          AND pid <> pg_backend_pid())
+                FROM pg_statio_user_tables WHERE relname = 'job_counters'";
+    let mut last = -1;
+    for _ in 0..100 {
+        // This session's own reads are flushed too (at most once a second otherwise).
+        c.batch_execute("SELECT pg_stat_force_next_flush()")
+            .await
+            .unwrap();
+        c.batch_execute("SELECT pg_stat_clear_snapshot()")
+            .await
+            .unwrap();
+        let row = c.query_one(read, &[]).await.unwrap();
+        let (pages, sessions): (i64, i64) = (row.get(0), row.get(1));
+        if sessions == 0 && pages == last {
+            return pages;
+        }
+        last = if sessions == 0 { pages } else { -1 };
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("reconctl's sessions did not end, or their statistics did not settle, within 10 s");
+}
+
+/// `status`, `check` and `metrics` read the counters by key, not job_counters' whole file:
+/// the file keeps the size of its busiest minute (an incident's slot rows, folded away, leave
+/// their pages empty before the rows that stay, which VACUUM then cannot cut off), and each
+/// page a sequential scan reads is a first touch for the command's new session. Here the file
+/// holds hundreds of pages and its rows sit in the last few; every command reads a handful of
+/// heap pages where one sequential scan would read them all, and the counts stay exact.
+#[tokio::test]
+async fn readers_read_the_counters_by_key_whatever_the_size_of_their_file() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+                                // Leases that expired 10 to 15 minutes ago, and live ones: in_flight rows for several
+                                // lease minutes and destinations, the rows status -v, metrics and check sum.
+    in_flight_expiring(&env.client, "k-", 300, 3, "600 + i").await;
+    in_flight_expiring(&env.client, "l-", 6, 3, "-300").await;
+    let c = &env.client;
+    // Folded first, so that no reader below has a fold to write: what it reads is all that is
+    // measured.
+    c.batch_execute("SELECT job_counters_fold()").await.unwrap();
+    let pages = counters_file_of_many_pages(&env).await;
+    let rows = env.count("SELECT count(*) FROM job_counters").await;
+    // What one sequential scan of the file reads, as the planner chooses it unprompted.
+    let plan = crate::plan::explain_buffers(
+        c,
+        "SELECT state, destination, sum(n) FROM job_counters GROUP BY 1, 2",
+        &[],
+    )
+    .await;
+    let one_scan = crate::plan::pages_read(&plan);
+    assert!(
+        one_scan >= pages,
+        "a sequential scan read {one_scan} of {pages} pages\n{plan:#}"
+    );
+
+    for (args, code) in [
+        (&["status", "-o", "json"][..], 0),
+        (&["status", "-v", "-o", "json"][..], 0),
+        (&["metrics"][..], 0),
+        (&["check", "-o", "json"][..], 5),
+    ] {
+        let before = counter_heap_pages(c).await;
+        env.run(args).expect(code);
+        let read = counter_heap_pages(c).await - before;
+        assert!(
+            read <= 40,
+            "`{}` read {read} heap pages of job_counters ({rows} rows in a file of {pages} pages)",
+            args.join(" ")
+        );
+    }
+    assert_exact(&env, "reading a bloated counters file").await;
 }
 
 /// `check`, `status` and `metrics` fold the past minutes' slots before they read them
