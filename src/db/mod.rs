@@ -174,19 +174,19 @@ impl Target {
     /// (`check` took 400 ms instead of 20 at 10M jobs right after a churn).
     ///
     /// `status`, `check` and `metrics` also turn sequential scans off (the settings' own
-    /// options may turn them on again). Every table those commands read has an index for
-    /// what they ask, and the one where the planner would not use it is `job_counters`: its
-    /// file keeps the size of its busiest minute. An incident's writers add a row per
-    /// transaction slot and lease minute, the fold deletes them and keeps one row per group,
-    /// and those rows, written last, sit at the end of the file, so VACUUM frees the pages
-    /// before them but cannot cut the file. A sequential scan then reads every page, each
-    /// one a first touch for a new session; by key the sum reads the index's leaves and the
-    /// few pages that hold rows (the fold these sessions run reads its slots by key too).
-    /// Measured on 1M jobs with 793 counter rows in a file of 624 pages: status' sum read 55
-    /// pages, index included, instead of 624, and against `psql -c 'SELECT 1'` `status` took
-    /// 1.87–1.95× instead of 1.97–2.28×, `metrics` 2.02–2.06× instead of 2.29–2.39×, about
-    /// what they take once the file is compacted to 14 pages (`status` 1.80–1.90×). The table
-    /// is a few hundred rows, so reading it by key costs nothing when the file is small.
+    /// options may turn them on again). Every table those commands read has an index for what
+    /// they ask or holds one row, and the one where the planner would not use the index is
+    /// `job_counters`: its file keeps the size of its busiest minute. An incident's writers add
+    /// a row per transaction slot and lease minute, the fold deletes them and keeps one row per
+    /// group, and those rows, written last, sit at the end of the file, so VACUUM frees the
+    /// pages before them but cannot cut the file. A sequential scan then reads every page, each
+    /// one a first touch for a new session; by key the sum reads the index's leaves and the few
+    /// pages that hold rows (the fold these sessions run reads its slots by key too). Measured
+    /// on 1M jobs with 793 counter rows in a file of 624 pages: status' sum read 55 pages,
+    /// index included, instead of 624, and against `psql -c 'SELECT 1'` `status` took
+    /// 1.87–1.95× instead of 1.97–2.28×, `metrics` 2.02–2.06× instead of 2.29–2.39×, about what
+    /// they take once the file is compacted to 14 pages (`status` 1.80–1.90×). The table is a
+    /// few hundred rows, so reading it by key costs nothing when the file is small.
     fn session_options(&self) -> String {
         let l = &self.limits;
         let mut opts = format!(
