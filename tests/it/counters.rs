@@ -721,8 +721,10 @@ fn counters_check(v: &Value) -> Value {
 #[tokio::test]
 async fn expired_leases_are_the_in_flight_count_less_the_live_leases() {
     let mut env = TestEnv::new().await;
-    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
-                                // (article, destination, lease expiry relative to now, in seconds)
+    // Plain SQL writes jobs without their events, on purpose.
+    env.skip_invariants = true;
+
+    // (article, destination, lease expiry relative to now, in seconds)
     let leases = [
         ("x-1", "cms-x", -3600),
         ("x-2", "cms-x", -600),
@@ -1258,9 +1260,11 @@ async fn counter_heap_pages(c: &Client) -> i64 {
 #[tokio::test]
 async fn readers_read_the_counters_by_key_whatever_the_size_of_their_file() {
     let mut env = TestEnv::new().await;
-    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
-                                // Leases that expired 10 to 15 minutes ago, and live ones: in_flight rows for several
-                                // lease minutes and destinations, the rows status -v, metrics and check sum.
+    // Plain SQL writes jobs without their events, on purpose.
+    env.skip_invariants = true;
+
+    // Leases that expired 10 to 15 minutes ago, and live ones: in_flight rows for several
+    // lease minutes and destinations, the rows status -v, metrics and check sum.
     in_flight_expiring(&env.client, "k-", 300, 3, "600 + i").await;
     in_flight_expiring(&env.client, "l-", 6, 3, "-300").await;
     let c = &env.client;
@@ -1307,8 +1311,10 @@ async fn readers_read_the_counters_by_key_whatever_the_size_of_their_file() {
 #[tokio::test]
 async fn readers_fold_the_past_minutes_before_they_read() {
     let mut env = TestEnv::new().await;
-    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
-                                // Leases that expired 20 to 50 minutes ago, written by 12 transactions (12 slots).
+    // Plain SQL writes jobs without their events, on purpose.
+    env.skip_invariants = true;
+
+    // Leases that expired 20 to 50 minutes ago, written by 12 transactions (12 slots).
     in_flight_expiring(&env.client, "r-", 360, 3, "1200 + 5 * i").await;
     for k in 0..12 {
         env.client
@@ -1382,8 +1388,10 @@ const MOST_ROWS_A_GROUP: &str = "SELECT max(n) FROM (SELECT count(*) AS n FROM j
 #[tokio::test]
 async fn the_fold_takes_every_groups_slots_but_those_a_writer_holds() {
     let mut env = TestEnv::new().await;
-    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
-                                // A fold is due: in_flight slots of minutes that ended.
+    // Plain SQL writes jobs without their events, on purpose.
+    env.skip_invariants = true;
+
+    // A fold is due: in_flight slots of minutes that ended.
     in_flight_expiring(&env.client, "x-", 40, 2, "600 + 30 * i").await;
     // 24 jobs, each inserted and moved by transactions of their own: failed, uncertain,
     // accepted and safe_to_retry groups at two destinations, in many slots.
