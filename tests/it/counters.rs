@@ -1304,6 +1304,53 @@ async fn readers_read_the_counters_by_key_whatever_the_size_of_their_file() {
     assert_exact(&env, "reading a bloated counters file").await;
 }
 
+/// `status` and `check` read no move counters, so their sessions neither fold nor plan them
+/// (a new session's catalog entries for `job_move_counters` are 0.3 ms of `status`): with the
+/// move counters locked against every reader and a fold of them due, both answer at once;
+/// `metrics`, which reads the moves, waits into its lock timeout (exit 6) and answers once
+/// the lock is gone, having folded.
+#[tokio::test]
+async fn status_and_check_neither_fold_nor_read_the_move_counters() {
+    let env = TestEnv::new().await;
+    env.seed(Seed::new("a").state(State::Uncertain)).await;
+    // A writer's slot of a tick three hours ago: no window reaches it, so a fold is due.
+    env.client
+        .batch_execute(
+            "INSERT INTO job_move_counters (tick, action, destination, slot, n)
+             VALUES (floor(extract(epoch FROM now()) / 10)::bigint - 1080, 'sweep_sent', 'cms-a', 3, 1)",
+        )
+        .await
+        .unwrap();
+    let held = env.hold("job_move_counters").await;
+    let v = env.run(&["status", "-o", "json"]).expect(0).json();
+    let uncertain = v["states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["state"] == "uncertain")
+        .unwrap()["count"]
+        .as_i64();
+    assert_eq!(uncertain, Some(1), "{v:#}");
+    let v = env.run(&["check", "-o", "json"]).expect(5).json();
+    assert_eq!(
+        (&v["healthy"], &v["counts"]["uncertain"]),
+        (&Value::Bool(false), &Value::from(1)),
+        "{v:#}"
+    );
+    env.cmd()
+        .args(["metrics", "--lock-timeout", "500ms"])
+        .assert()
+        .code(6);
+    held.release().await;
+    env.run(&["metrics"]).expect(0);
+    assert_eq!(
+        env.count("SELECT count(*) FROM job_move_counters WHERE slot >= 0")
+            .await,
+        0,
+        "metrics folded the move counters before it read them"
+    );
+}
+
 /// `check`, `status` and `metrics` fold the past minutes' slots before they read them
 /// (V15), so what they sum after an hour with no sweep is one row per destination and
 /// minute; a fold with nothing new to fold rewrites nothing; a minute whose jobs have all

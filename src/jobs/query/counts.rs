@@ -108,7 +108,7 @@ pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
     // The fold first (pipelined, before every read of the counters on this session, the
     // expired leases that status -v and metrics read after this included): what it leaves is
     // what they sum.
-    let ((), groups) = futures::try_join!(crate::jobs::counters::fold(client), async {
+    let ((), groups) = futures::try_join!(crate::jobs::counters::fold_counts(client), async {
         Ok::<_, Error>(client.query_typed(&groups_sql, &[]).await?)
     })?;
     let clock = groups
@@ -326,7 +326,7 @@ pub async fn health<C: GenericClient>(
     // after (one statement planned in the common case, not two, and no round trip first).
     let counted = health_sql(stuck_after, uncertain_after);
     let ((), counted, leases) = futures::try_join!(
-        crate::jobs::counters::fold(client),
+        crate::jobs::counters::fold_counts(client),
         async { Ok::<_, Error>(counted.query_typed(client).await?) },
         super::moves::expired_leases(client, stuck_after),
     )?;

@@ -445,7 +445,9 @@ pub struct Recent {
 
 impl Recent {
     pub async fn read<C: GenericClient>(client: &C) -> Result<Recent> {
-        let (moves, leases) = futures::try_join!(
+        // The move counters' fold first (pipelined): what it leaves is what the sums read.
+        let ((), moves, leases) = futures::try_join!(
+            crate::jobs::counters::fold_moves(client),
             moves(client),
             expired_leases(client, std::time::Duration::ZERO)
         )?;
