@@ -77,33 +77,23 @@ const ADD_TO_BASE_SQL: &str = "\
     INSERT INTO job_counters AS c (state, destination, lease_minute, slot, n) VALUES ($1, $2, $3, -1, $4)
     ON CONFLICT (state, destination, lease_minute, slot) DO UPDATE SET n = c.n + EXCLUDED.n";
 
-/// Fold the slots of the in_flight minutes that are past into one row each, and every other
-/// group's slots into one row (`job_counters_fold()`, migrations/V14, V15 and V18), and the move counters' past ticks
-/// likewise, dropping those no window reaches (`job_move_counters_fold()`, V17). Run by
-/// `sweep leases` and `doctor --recount`; the readers run the half they read
-/// ([`FOLD_COUNTS_SQL`], [`FOLD_MOVES_SQL`]). It asks one index probe of each first, in plain
-/// SQL, so that a session with nothing to fold does not call (nor compile) the functions; in
-/// a read-only session (a standby) they fold nothing. One row, whatever was done.
-pub static FOLD_SQL: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| format!("SELECT ({}), ({})", fold_counts_one(), fold_moves_one()));
-
-/// The counts' half of [`FOLD_SQL`]: before `status`, `metrics` and `check` read the counts.
+/// The counters' fold: the slots of the in_flight minutes that are past into one row each,
+/// and every other group's slots into one row (`job_counters_fold()`, migrations/V14, V15 and
+/// V18). Sent before `status`, `metrics` and `check` read the counts, and by [`fold`]. It
+/// asks one index probe first, in plain SQL, so that a session with nothing to fold does not
+/// call (nor compile) the function; in a read-only session (a standby) it folds nothing. One
+/// row, whatever was done.
 pub static FOLD_COUNTS_SQL: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| format!("SELECT ({})", fold_counts_one()));
+    std::sync::LazyLock::new(|| format!("SELECT (SELECT job_counters_fold() WHERE {FOLD_DUE})"));
 
-/// The moves' half of [`FOLD_SQL`]: before `status -v` and `metrics` read the move counters.
-/// `status` and `check` read none, so their new session does not load the move counters'
-/// catalog entries for it (0.3 ms of the 11 a new session's statements of `status` took).
-pub static FOLD_MOVES_SQL: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| format!("SELECT ({})", fold_moves_one()));
-
-fn fold_counts_one() -> String {
-    format!("SELECT job_counters_fold() WHERE {FOLD_DUE}")
-}
-
-fn fold_moves_one() -> String {
-    format!("SELECT job_move_counters_fold() WHERE {MOVES_UNFOLDED} OR {MOVES_EXPIRED}")
-}
+/// The move counters' fold: their past ticks folded likewise, those no window reaches dropped
+/// (`job_move_counters_fold()`, V17), asked the same way. Sent before `status -v` and
+/// `metrics` read the moves, and by [`fold`]. `status` and `check` read none, so their new
+/// session does not load the move counters' catalog entries for it (0.3 ms of the 11 a new
+/// session's statements of `status` took).
+pub static FOLD_MOVES_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("SELECT (SELECT job_move_counters_fold() WHERE {MOVES_UNFOLDED} OR {MOVES_EXPIRED})")
+});
 
 /// Whether a fold of the move counters has rows to take (migrations/V19 writes the same
 /// conditions in `job_move_counters_fold()`): the writers' slots of a 10-second tick that is
@@ -139,21 +129,22 @@ pub const FOLD_DUE: &str =
 pub const UNFOLDED: &str = "state = 'in_flight' AND slot >= 0 \
     AND lease_minute < floor(extract(epoch FROM now()) / 60)::bigint - 1";
 
-/// [`FOLD_SQL`], for the commands that read the counters: what the fold leaves is what they
-/// sum, so they send it first on their session (pipelined: no round trip of its own). Every
-/// reconctl role may fold (V15); a role granted none of them but SELECT is refused the
-/// function, and reads without folding: the counts are exact either way, only the sum reads
-/// more rows.
+/// Both folds, pipelined: what `sweep leases` and `doctor --recount` run. The readers send
+/// the half they read ([`fold_counts`], [`fold_moves`]) first on their session, pipelined
+/// (no round trip of its own): what the fold leaves is what they sum. Every reconctl role may
+/// fold (V15); a role granted none of them but SELECT is refused the function, and reads
+/// without folding: the counts are exact either way, only the sum reads more rows.
 pub async fn fold<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
-    run_fold(client, &FOLD_SQL).await
+    futures::try_join!(fold_counts(client), fold_moves(client))?;
+    Ok(())
 }
 
-/// [`FOLD_COUNTS_SQL`], as [`fold`] runs both halves.
+/// [`FOLD_COUNTS_SQL`], with [`fold`]'s handling of a database that cannot fold.
 pub async fn fold_counts<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
     run_fold(client, &FOLD_COUNTS_SQL).await
 }
 
-/// [`FOLD_MOVES_SQL`], as [`fold`] runs both halves.
+/// [`FOLD_MOVES_SQL`], with [`fold`]'s handling of a database that cannot fold.
 pub async fn fold_moves<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
     run_fold(client, &FOLD_MOVES_SQL).await
 }

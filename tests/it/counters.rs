@@ -1080,10 +1080,7 @@ async fn the_fold_racing_writers_keeps_every_snapshot_exact() {
     let cutoff = env
         .count("SELECT floor(extract(epoch FROM now()) / 60)::bigint - 1")
         .await;
-    env.client
-        .query_opt(reconctl::jobs::counters::FOLD_SQL.as_str(), &[])
-        .await
-        .unwrap();
+    reconctl::jobs::counters::fold(&env.client).await.unwrap();
     let left = env
         .client
         .query(reconctl::jobs::counters::DIFFERENCES_SQL.as_str(), &[])
