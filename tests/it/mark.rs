@@ -939,6 +939,53 @@ async fn the_prompt_in_a_pseudo_terminal_no_keeps_yes_moves() {
     assert_eq!(env.events(job.id).await.len(), 2);
 }
 
+#[tokio::test]
+async fn a_mark_that_lost_at_the_prompt_to_the_same_move_says_so_once() {
+    // While the prompt is open, another operator makes the same move. The "y" that follows
+    // changes nothing (exit 3), and the one hint says who got there, not both that and the
+    // generic "look again".
+    let env = TestEnv::new().await;
+    let job = env.seed(uncertain("a1")).await;
+    let id = job.id.to_string();
+    let mut p = env.pty(&["mark", "failed", &id, "--no-lookup", "--reason", "mine"]);
+    p.exp_string(&format!("Mark job {id} failed?")).unwrap();
+    let bob = env.run(&[
+        "--actor",
+        "bob",
+        "mark",
+        "failed",
+        &id,
+        "--no-lookup",
+        "--reason",
+        "bob's",
+        "--yes",
+    ]);
+    bob.expect(0);
+    p.send_line("y").unwrap();
+    let rest = pty_utf8(&p.exp_eof().unwrap());
+    assert_eq!(pty_exit(&p), 3, "{rest}");
+    let said = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        said.contains(&format!(
+            "error: job {id} is now failed at version 2 (you expected version 1)"
+        )),
+        "{said}"
+    );
+    assert_eq!(said.matches("hint:").count(), 1, "{said}");
+    assert!(
+        said.contains(
+            "hint: nothing changed by you; someone else marked it failed first (see `reconctl jobs show`)"
+        ),
+        "{said}"
+    );
+    let now = env.job(job.id).await;
+    assert_eq!((now.state, now.version), (State::Failed, 2));
+    let events = env.events(job.id).await;
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[1].action, "mark_failed");
+    assert_eq!(events[1].actor, "bob");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Dry runs and locks
 

@@ -346,12 +346,13 @@ async fn agrees(
     plan::check_agrees(job, &lookup)
 }
 
-/// The guard missed: someone moved the job after it was read.
+/// The guard missed: someone moved the job after it was read. When they made this very move,
+/// that is the one thing to say (it replaces the generic "look at the job again").
 fn lost(req: &MoveRequest, current: Job, mark: &Mark) -> Error {
     let same = current.state == mark.target();
     let err = store::version_conflict(req, current);
     if same {
-        err.hinted(format!(
+        err.rehinted(format!(
             "nothing changed by you; someone else marked it {} first (see `reconctl jobs show`)",
             mark.target()
         ))
