@@ -36,9 +36,10 @@ fn main() -> ExitCode {
     // thread of its own: the archive's compressor, the progress bars, `sandbox`'s CMS). With
     // worker threads every answer from the server woke another thread first: measured
     // against the same build on two worker threads, 1M jobs, `psql -c 'SELECT 1'` run before
-    // each, five alternations of 25–30 pairs: `status -o json` 1.45–1.69× against
-    // 1.75–1.85×, `check` 1.77–1.87× against 1.93–2.02×, `metrics` 2.34–2.37× against
-    // 2.37–2.45×; 8 context switches a run instead of 32.
+    // each, alternations of 25–30 pairs (five for `status -o json`, three for `check`, two
+    // for `metrics`): `status -o json` 1.45–1.69× against 1.75–1.85×, `check` 1.77–1.87×
+    // against 1.93–2.02×, `metrics` 2.34–2.37× against 2.37–2.45×; 8 context switches a run
+    // instead of 32.
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
