@@ -1320,14 +1320,7 @@ async fn status_and_check_neither_fold_nor_read_the_move_counters() {
         .unwrap();
     let held = env.hold("job_move_counters").await;
     let v = env.run(&["status", "-o", "json"]).expect(0).json();
-    let uncertain = v["states"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["state"] == "uncertain")
-        .unwrap()["count"]
-        .as_i64();
-    assert_eq!(uncertain, Some(1), "{v:#}");
+    assert_eq!(uncertain_count(&v), 1, "{v:#}");
     let v = env.run(&["check", "-o", "json"]).expect(5).json();
     assert_eq!(
         (&v["healthy"], &v["counts"]["uncertain"]),

@@ -672,6 +672,18 @@ pub fn sh_reconctl(args: &[&str]) -> String {
 
 /// rexpect reads the terminal byte by byte, one `char` per byte: text to look for in a
 /// pseudo-terminal, matched that way.
+/// The count of uncertain jobs in a `status -o json` document (or a `--watch` line).
+pub fn uncertain_count(doc: &serde_json::Value) -> i64 {
+    doc["states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["state"] == "uncertain")
+        .unwrap()["count"]
+        .as_i64()
+        .unwrap()
+}
+
 pub fn pty_text(s: &str) -> String {
     s.bytes().map(char::from).collect()
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use reconctl::jobs::State::{Accepted, InFlight, Pending, Uncertain};
 use serde_json::Value;
 
-use crate::harness::{pty_text, Seed, TestEnv};
+use crate::harness::{pty_text, uncertain_count, Seed, TestEnv};
 use crate::plan;
 
 fn mark_accepted(env: &TestEnv, id: &str) {
@@ -138,17 +138,6 @@ impl Lines {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     }
-}
-
-fn uncertain_count(doc: &Value) -> i64 {
-    doc["states"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["state"] == "uncertain")
-        .unwrap()["count"]
-        .as_i64()
-        .unwrap()
 }
 
 #[tokio::test]
