@@ -42,13 +42,17 @@ pub fn beside_built(columns: &str, inner: &str, alias: &str) -> String {
     format!("SELECT b.yes, {columns} FROM (SELECT {BUILT_EXPR} AS yes) b LEFT JOIN ({inner}) {alias} ON true")
 }
 
-/// [`beside_built`] with the statement's `now()` first: the clock and whether the counters
-/// are built, then `columns`, for the statement whose answer a command reports "as of". One
-/// statement where a separate `SELECT now(), …` cost a fresh session a third of a
-/// millisecond more.
+/// [`beside_built`] with the statement's `now()` first: the clock, whether the counters are
+/// built and whether a fold of them is due ([`FOLD_DUE`]; the reader then folds after
+/// reading, [`fold_counts_if`]), then `columns`, for the statement whose answer a command
+/// reports "as of". One statement where a separate `SELECT now(), …` cost a fresh session a
+/// third of a millisecond more.
 pub fn beside_clock(columns: &str, inner: &str, alias: &str) -> String {
-    format!("SELECT b.now, b.yes, {columns} FROM (SELECT now() AS now, {BUILT_EXPR} AS yes) b LEFT JOIN ({inner}) {alias} ON true")
+    format!("SELECT b.now, b.yes, b.due, {columns} FROM (SELECT now() AS now, {BUILT_EXPR} AS yes, coalesce({FOLD_DUE}, false) AS due) b LEFT JOIN ({inner}) {alias} ON true")
 }
+
+/// The columns [`beside_clock`] puts before the caller's: the clock, built, fold due.
+pub const CLOCK_COLUMNS: usize = 3;
 
 /// A job row's counter minute (migrations/V14): for an in_flight job the minute its lease
 /// expires, 0 for every other state. The triggers write the same expression (a test holds
@@ -79,21 +83,28 @@ const ADD_TO_BASE_SQL: &str = "\
 
 /// The counters' fold: the slots of the in_flight minutes that are past into one row each,
 /// and every other group's slots into one row (`job_counters_fold()`, migrations/V14, V15 and
-/// V18). Sent before `status`, `metrics` and `check` read the counts, and by [`fold`]. It
-/// asks one index probe first, in plain SQL, so that a session with nothing to fold does not
-/// call (nor compile) the function; in a read-only session (a standby) it folds nothing. One
-/// row, whatever was done.
+/// V18). Sent after `status`, `metrics` and `check` read the counts, when their statement said
+/// a fold is due ([`beside_clock`]), and by [`fold`]. It asks the same index probe first, in
+/// plain SQL, so that a session with nothing left to fold (another reader folded meanwhile)
+/// does not call (nor compile) the function; in a read-only session (a standby) it folds
+/// nothing. One row, whatever was done.
 pub static FOLD_COUNTS_SQL: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| format!("SELECT (SELECT job_counters_fold() WHERE {FOLD_DUE})"));
 
 /// The move counters' fold: their past ticks folded likewise, those no window reaches dropped
-/// (`job_move_counters_fold()`, V17), asked the same way. Sent before `status -v` and
-/// `metrics` read the moves, and by [`fold`]. `status` and `check` read none, so their new
-/// session does not load the move counters' catalog entries for it (0.3 ms of the 11 a new
-/// session's statements of `status` took).
+/// (`job_move_counters_fold()`, V17), asked the same way. Sent with the sums of `status -v`
+/// and `metrics` when their first statement over the moves said it is due ([`MOVES_DUE`]),
+/// and by [`fold`]. `status` and `check` read no moves, so their new session does not load
+/// the move counters' catalog entries (0.3 ms of the 11 a new session's statements of
+/// `status` took).
 pub static FOLD_MOVES_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!("SELECT (SELECT job_move_counters_fold() WHERE {MOVES_UNFOLDED} OR {MOVES_EXPIRED})")
 });
+
+/// Whether a fold of the move counters is due, as a column of the statement that reads them
+/// first (never NULL).
+pub static MOVES_DUE: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| format!("coalesce({MOVES_UNFOLDED} OR {MOVES_EXPIRED}, false)"));
 
 /// Whether a fold of the move counters has rows to take (migrations/V19 writes the same
 /// conditions in `job_move_counters_fold()`): the writers' slots of a 10-second tick that is
@@ -129,9 +140,12 @@ pub const FOLD_DUE: &str =
 pub const UNFOLDED: &str = "state = 'in_flight' AND slot >= 0 \
     AND lease_minute < floor(extract(epoch FROM now()) / 60)::bigint - 1";
 
-/// Both folds, pipelined: what `sweep leases` and `doctor --recount` run. The readers send
-/// the half they read ([`fold_counts`], [`fold_moves`]) first on their session, pipelined
-/// (no round trip of its own): what the fold leaves is what they sum. Every reconctl role may
+/// Both folds, pipelined: what `sweep leases` and `doctor --recount` run. The readers ask
+/// whether the half they read is due in the statement that reads it ([`beside_clock`]'s
+/// `due`, [`MOVES_DUE`]) and fold after reading, only then ([`fold_counts_if`],
+/// [`fold_moves`]): a fold keeps every group's (and minute's, and tick's) sum, so what they
+/// read is the same before or after it, and most reads have nothing to fold (a separate
+/// guard statement before each read cost a new session 0.3-0.6 ms). Every reconctl role may
 /// fold (V15); a role granted none of them but SELECT is refused the function, and reads
 /// without folding: the counts are exact either way, only the sum reads more rows.
 pub async fn fold<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
@@ -144,9 +158,25 @@ pub async fn fold_counts<C: tokio_postgres::GenericClient>(client: &C) -> Result
     run_fold(client, &FOLD_COUNTS_SQL).await
 }
 
+/// [`fold_counts`] when a read's `due` column ([`beside_clock`]) said so; nothing else.
+pub async fn fold_counts_if<C: tokio_postgres::GenericClient>(client: &C, due: bool) -> Result<()> {
+    if due {
+        fold_counts(client).await?;
+    }
+    Ok(())
+}
+
 /// [`FOLD_MOVES_SQL`], with [`fold`]'s handling of a database that cannot fold.
 pub async fn fold_moves<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
     run_fold(client, &FOLD_MOVES_SQL).await
+}
+
+/// [`fold_moves`] when a read's [`MOVES_DUE`] column said so; nothing else.
+pub async fn fold_moves_if<C: tokio_postgres::GenericClient>(client: &C, due: bool) -> Result<()> {
+    if due {
+        fold_moves(client).await?;
+    }
+    Ok(())
 }
 
 async fn run_fold<C: tokio_postgres::GenericClient>(client: &C, sql: &str) -> Result<()> {

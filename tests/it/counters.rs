@@ -1147,7 +1147,7 @@ async fn counters_file_of_many_pages(env: &TestEnv) -> i64 {
     pages
 }
 
-/// Whether a fold is due (FOLD_DUE, before every read of the counters) is one entry of
+/// Whether a fold is due (FOLD_DUE, asked by every read of the counters) is one entry of
 /// `ix_job_counters_unfolded` (V20), whatever the size of job_counters' file: its rows move
 /// to the end of the file as the workers rewrite them and the fold takes them, and the
 /// pages left behind stay. Here 40 000 rows written and all but the last deleted leave a
@@ -1337,16 +1337,16 @@ async fn status_and_check_neither_fold_nor_read_the_move_counters() {
         env.count("SELECT count(*) FROM job_move_counters WHERE slot >= 0")
             .await,
         0,
-        "metrics folded the move counters before it read them"
+        "metrics folded the move counters it read"
     );
 }
 
-/// `check`, `status` and `metrics` fold the past minutes' slots before they read them
-/// (V15), so what they sum after an hour with no sweep is one row per destination and
-/// minute; a fold with nothing new to fold rewrites nothing; a minute whose jobs have all
+/// `check`, `status` and `metrics` fold the past minutes' slots when their read finds a fold
+/// due (V15; they ask in the statement that reads, and fold after it), so what the next
+/// reader sums after an hour with no sweep is one row per destination and minute; a fold with nothing new to fold rewrites nothing; a minute whose jobs have all
 /// left in_flight loses its row; the counts stay exact throughout.
 #[tokio::test]
-async fn readers_fold_the_past_minutes_before_they_read() {
+async fn readers_fold_the_past_minutes_they_read() {
     let mut env = TestEnv::new().await;
     // Plain SQL writes jobs without their events, on purpose.
     env.skip_invariants = true;
@@ -1370,7 +1370,7 @@ async fn readers_fold_the_past_minutes_before_they_read() {
     assert_eq!(
         unfolded_past(&env.client).await,
         0,
-        "check folded before it read"
+        "check folded the minutes it read"
     );
     let rows = env
         .count("SELECT count(*) FROM job_counters WHERE state = 'in_flight'")
@@ -1472,7 +1472,7 @@ async fn the_fold_takes_every_groups_slots_but_those_a_writer_holds() {
     assert_eq!(
         unfolded_past(&env.client).await,
         0,
-        "check folded before it read"
+        "check folded the minutes it read"
     );
     // As the writer sees them (its own rows, new or changed, with what the fold committed).
     let left: Vec<(String, String, i32)> = writer

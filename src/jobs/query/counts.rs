@@ -29,10 +29,11 @@ fn oldest_probe(group: &str) -> String {
     )
 }
 
-/// The statement's clock and whether the counters are built (always a first row, see
-/// [`crate::jobs::counters::beside_clock`]), then every group's exact count (the sum of its
-/// counter slots) and, for an open group, its oldest state change: state, destination, count
-/// and oldest from the third column on, NULL in the one row of a table without jobs.
+/// The statement's clock, whether the counters are built and whether their fold is due
+/// (always a first row, see [`crate::jobs::counters::beside_clock`]), then every group's exact
+/// count (the sum of its counter slots) and, for an open group, its oldest state change:
+/// state, destination, count and oldest from the fourth column on, NULL in the one row of a
+/// table without jobs.
 pub fn counter_groups_sql() -> String {
     crate::jobs::counters::beside_clock(
         &format!(
@@ -104,18 +105,15 @@ fn sort_groups(open: &mut [OpenGroup]) {
 }
 
 pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
-    let groups_sql = counter_groups_sql();
-    // The fold first (pipelined, before every read of the counters on this session, the
-    // expired leases that status -v and metrics read after this included): what it leaves is
-    // what they sum.
-    let ((), groups) = futures::try_join!(crate::jobs::counters::fold_counts(client), async {
-        Ok::<_, Error>(client.query_typed(&groups_sql, &[]).await?)
-    })?;
+    let groups = client.query_typed(&counter_groups_sql(), &[]).await?;
     let clock = groups
         .first()
         .ok_or_else(|| Error::bug("the counts' statement returned no row"))?;
     let now: DateTime<Utc> = clock.try_get(0)?;
     let built: bool = clock.try_get(1)?;
+    // The fold after the read, when the read said it is due: it keeps every group's sum, so
+    // the counts are the same either way, and the next reader sums fewer rows.
+    crate::jobs::counters::fold_counts_if(client, clock.try_get(2)?).await?;
     if !built {
         let rows = client.query(&open_groups_sql(), &[]).await?;
         let mut open = rows
@@ -129,25 +127,27 @@ pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
             accepted: None,
         });
     }
+    // Each group's columns after the clock's: state, destination, count, oldest.
+    let g = crate::jobs::counters::CLOCK_COLUMNS;
     let mut open = Vec::new();
     let mut accepted = 0;
     for row in &groups {
         // The one row of a table without jobs has no group.
-        let Some(state) = row.try_get::<_, Option<String>>(2)? else {
+        let Some(state) = row.try_get::<_, Option<String>>(g)? else {
             continue;
         };
         let state = parse_state(&state)?;
-        let count: i64 = row.try_get(4)?;
+        let count: i64 = row.try_get(g + 2)?;
         if state == State::bulk() {
             accepted += count;
             continue;
         }
         // A counter above the table's count (tampered with; `doctor --recount` repairs it)
         // has no job to probe: its age is 0.
-        let oldest: Option<DateTime<Utc>> = row.try_get(5)?;
+        let oldest: Option<DateTime<Utc>> = row.try_get(g + 3)?;
         open.push(OpenGroup {
             state,
-            destination: row.try_get(3)?,
+            destination: row.try_get(g + 1)?,
             count,
             oldest_state_changed_at: oldest.unwrap_or(now),
         });
@@ -241,8 +241,8 @@ fn health_terms(
 }
 
 /// `$1` stuck_after, `$2` uncertain_after (NULL: none), both in seconds. The statement's
-/// clock and whether the counters are built (always a first row, see
-/// [`crate::jobs::counters::beside_clock`]), then from the third column on, one row per group
+/// clock, whether the counters are built and whether their fold is due (always a first row,
+/// see [`crate::jobs::counters::beside_clock`]), then from the fourth column on, one row per group
 /// (state, destination) of the states `check` counts (the unsettled and the waiting ones):
 /// its exact count from `job_counters`, its oldest state change (one probe of
 /// `ix_publication_jobs_open_state_age`), how many of its jobs changed state before the
@@ -325,8 +325,7 @@ pub async fn health<C: GenericClient>(
     // they are, but for the moments between V10 and migrate's build, when the scan runs
     // after (one statement planned in the common case, not two, and no round trip first).
     let counted = health_sql(stuck_after, uncertain_after);
-    let ((), counted, leases) = futures::try_join!(
-        crate::jobs::counters::fold_counts(client),
+    let (counted, leases) = futures::try_join!(
         async { Ok::<_, Error>(counted.query_typed(client).await?) },
         super::moves::expired_leases(client, stuck_after),
     )?;
@@ -334,9 +333,11 @@ pub async fn health<C: GenericClient>(
         .first()
         .ok_or_else(|| Error::bug("check's statement returned no row"))?;
     let now: DateTime<Utc> = clock.try_get(0)?;
-    // The counted rows' groups start at their third column, the scan's at the first.
+    // After the read, when it said a fold is due (see [`overview`]).
+    crate::jobs::counters::fold_counts_if(client, clock.try_get(2)?).await?;
+    // The counted rows' groups start after the clock's columns, the scan's at the first.
     let (rows, first) = if clock.try_get::<_, bool>(1)? {
-        (counted, 2)
+        (counted, crate::jobs::counters::CLOCK_COLUMNS)
     } else {
         let scan = health_scan_sql(stuck_after, uncertain_after);
         (client.query(&scan.text, &scan.params()).await?, 0)

@@ -70,7 +70,8 @@ pub const WINDOWS: [(&str, i64); 2] = [("5m", 300), ("1h", 3600)];
 /// [`EDGE_COLUMNS`] per window (5 minutes, then the hour: its start and the end of the tick it
 /// falls in, both as the server's clock reads them, and whether the counters hold a move in
 /// that tick; [`Edge::of_windows`] reads them), then whether any tick after the hour's first
-/// holds a move. Only then are the windows' whole ticks summed ([`sums_sql`]), and only where a
+/// holds a move, then whether a fold of the move counters is due (it is sent with the sums,
+/// only then; see [`crate::jobs::counters::fold`]). Only then are the windows' whole ticks summed ([`sums_sql`]), and only where a
 /// window's first tick moved is the rest of it read from the log ([`edges_sql`]); the two are
 /// sent together.
 ///
@@ -85,9 +86,10 @@ pub fn moves_sql() -> Sql {
         .map(|(_, secs)| edge_columns(*secs))
         .collect();
     Sql::from_text(&format!(
-        "SELECT {edges}, EXISTS (SELECT 1 FROM job_move_counters c WHERE c.tick > (SELECT {tick_long}))",
+        "SELECT {edges}, EXISTS (SELECT 1 FROM job_move_counters c WHERE c.tick > (SELECT {tick_long})), {due}",
         edges = edges.join(", "),
         tick_long = start_tick(WINDOWS[1].1),
+        due = *crate::jobs::counters::MOVES_DUE,
     ))
 }
 
@@ -367,10 +369,14 @@ pub async fn moves<C: GenericClient>(client: &C) -> Result<Vec<MoveCount>> {
         .filter_map(|(edge, moved)| moved.then_some(edge))
         .collect();
     let moved: bool = first.try_get(WINDOWS.len() * EDGE_COLUMNS)?;
-    let (sums, logged) = futures::try_join!(
+    let due: bool = first.try_get(WINDOWS.len() * EDGE_COLUMNS + 1)?;
+    // The fold, when due, pipelined before the sums: it keeps every tick's sum (see
+    // [`crate::jobs::counters::fold`]).
+    let ((), sums, logged) = futures::try_join!(
+        crate::jobs::counters::fold_moves_if(client, due),
         async {
             if moved {
-                sums_sql().query_typed(client).await
+                Ok(sums_sql().query_typed(client).await?)
             } else {
                 Ok(Vec::new())
             }
@@ -379,7 +385,7 @@ pub async fn moves<C: GenericClient>(client: &C) -> Result<Vec<MoveCount>> {
             if edges.is_empty() {
                 Ok(Vec::new())
             } else {
-                edges_sql(&edges).query_typed(client).await
+                Ok(edges_sql(&edges).query_typed(client).await?)
             }
         },
     )?;
@@ -445,9 +451,7 @@ pub struct Recent {
 
 impl Recent {
     pub async fn read<C: GenericClient>(client: &C) -> Result<Recent> {
-        // The move counters' fold first (pipelined): what it leaves is what the sums read.
-        let ((), moves, leases) = futures::try_join!(
-            crate::jobs::counters::fold_moves(client),
+        let (moves, leases) = futures::try_join!(
             moves(client),
             expired_leases(client, std::time::Duration::ZERO)
         )?;
