@@ -204,16 +204,22 @@ async fn database_checks(ctx: &Context, checks: &mut Vec<Check>) {
                     } else {
                         "missing: inspection commands will scan the whole table"
                     };
-                    checks.push(Check::fail(
-                        name,
-                        why,
-                        Some("run `reconctl migrate`; if it says all is applied, the index was dropped by hand: recreate it from migrations/V1__publication_jobs.sql".into()),
-                    ));
+                    let hint = if crate::migrate::builds_index(&ix.name) {
+                        "run `reconctl migrate`: it builds this index CONCURRENTLY (writers go on)"
+                    } else {
+                        "run `reconctl migrate`; if it says all is applied, the index was dropped by hand: recreate it as migrations/ define it"
+                    };
+                    checks.push(Check::fail(name, why, Some(hint.into())));
                 } else if !ix.valid {
+                    let hint = if crate::migrate::builds_index(&ix.name) {
+                        "run `reconctl migrate`: it drops and builds this index again, CONCURRENTLY"
+                    } else {
+                        "REINDEX INDEX CONCURRENTLY it"
+                    };
                     checks.push(Check::fail(
                         name,
                         "invalid (an interrupted CREATE INDEX CONCURRENTLY?): PostgreSQL does not use it",
-                        Some("REINDEX INDEX CONCURRENTLY it".into()),
+                        Some(hint.into()),
                     ));
                 } else {
                     checks.push(Check::fail(

@@ -944,6 +944,72 @@ async fn expired_leases_of_one_destination_are_read_apart_from_anothers_backlog(
     }
 }
 
+/// The part of the cutoff's minute that the expired-lease statement reads is one range of
+/// `ix_publication_jobs_lease_covering` for every destination at once, counted from the index
+/// alone, not a range per destination: per destination, the planner (which estimates a lease
+/// range at a few rows) at times took it from a lease index without the destination, each of
+/// 20 destinations then reading all 20 destinations' part (15 020 buffers at 10M jobs). Here
+/// 20 destinations' leases expire through the last ten minutes, so the cutoffs below fall
+/// among them on either side of their minute's middle; each is counted exactly.
+#[tokio::test]
+async fn the_part_of_the_cutoffs_minute_is_one_range_for_every_destination() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+    in_flight_expiring(&env.client, "p-", 4_000, 20, "(i * 0.15) % 600").await;
+    env.client
+        .batch_execute("VACUUM ANALYZE publication_jobs")
+        .await
+        .unwrap();
+    fn covering_loops(plan: &Value, out: &mut Vec<f64>) {
+        if plan["Index Name"].as_str() == Some("ix_publication_jobs_lease_covering") {
+            out.push(plan["Actual Loops"].as_f64().unwrap_or(0.0));
+        }
+        for p in plan["Plans"].as_array().into_iter().flatten() {
+            covering_loops(p, out);
+        }
+    }
+    for secs in [100, 115, 130, 145, 160, 175, 190, 205] {
+        let ago = Duration::from_secs(secs);
+        let sql = reconctl::jobs::query::moves::expired_leases_sql(ago);
+        let plan = crate::plan::explain(&env.client, &sql.text, &sql.params(), true).await;
+        let mut loops = Vec::new();
+        covering_loops(&plan, &mut loops);
+        assert_eq!(loops, [1.0], "{secs}s: {plan:#}");
+        let nodes = crate::plan::nodes(&plan);
+        assert!(
+            nodes
+                .iter()
+                .filter(|n| n.relation == "publication_jobs")
+                .all(|n| n.index == "ix_publication_jobs_lease_covering"
+                    || n.index == "ix_publication_jobs_lease_by_destination"),
+            "{secs}s: {nodes:#?}"
+        );
+        // Exact, per destination, against the table in the same moment (the leases are
+        // minutes from the cutoff's edges only where a second passes between the two reads,
+        // so the table is read before and after).
+        let counted = "SELECT destination, count(*) FROM publication_jobs
+                       WHERE state = 'in_flight' AND lease_expires_at < now() - make_interval(secs => $1::float8)
+                       GROUP BY 1 ORDER BY 1";
+        let table = |rows: Vec<tokio_postgres::Row>| -> Vec<(String, i64)> {
+            rows.iter().map(|r| (r.get(0), r.get(1))).collect()
+        };
+        let before = table(env.client.query(counted, &[&(secs as f64)]).await.unwrap());
+        let got: Vec<(String, i64)> =
+            reconctl::jobs::query::moves::expired_leases(&env.client, ago)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|g| (g.destination, g.count))
+                .collect();
+        let after = table(env.client.query(counted, &[&(secs as f64)]).await.unwrap());
+        assert!(
+            got == before || got == after,
+            "{secs}s: {got:?} against {before:?} / {after:?}"
+        );
+        assert_eq!(got.len(), 20, "{secs}s: {got:?}");
+    }
+}
+
 /// `n` in_flight jobs `{prefix}1`…`{prefix}n` over `destinations` destinations, job `i`'s
 /// lease expired `ago_secs` (SQL of `i`) seconds ago: negative is a live lease.
 async fn in_flight_expiring(c: &Client, prefix: &str, n: i64, destinations: i64, ago_secs: &str) {

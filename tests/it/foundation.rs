@@ -591,6 +591,83 @@ async fn migrate_applies_once_and_reports_status() {
         .all(|m| m["state"] == "applied" && m["applied_on"].is_string()));
 }
 
+/// A database that an earlier reconctl migrated has V1's lease index, whose entries lack the
+/// destination, and not the covering one: `migrate` builds the covering index CONCURRENTLY
+/// (the workers write on) and then drops the old one; a build that was interrupted (an
+/// invalid index) is dropped and built again by the next `migrate`; `doctor` finds every
+/// index it expects.
+#[tokio::test]
+async fn migrate_replaces_the_lease_index_with_a_covering_one_concurrently() {
+    let env = TestEnv::new().await;
+    let covering = "CREATE INDEX ix_publication_jobs_lease_covering ON public.publication_jobs USING btree (lease_expires_at) INCLUDE (destination) WHERE (state = 'in_flight'::text)";
+    // The covering index, valid, and V1's gone.
+    let replaced = || async {
+        let rows = env
+            .client
+            .query(
+                "SELECT c.relname::text, pg_get_indexdef(i.indexrelid), i.indisvalid FROM pg_index i
+                 JOIN pg_class c ON c.oid = i.indexrelid
+                 WHERE c.relname IN ('ix_publication_jobs_lease_covering', 'ix_publication_jobs_lease')",
+                &[],
+            )
+            .await
+            .unwrap();
+        let found: Vec<(String, String, bool)> = rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect();
+        assert_eq!(
+            found,
+            [(
+                "ix_publication_jobs_lease_covering".to_string(),
+                covering.to_string(),
+                true
+            )]
+        );
+    };
+    replaced().await;
+
+    // As an earlier reconctl left it: doctor says what is missing and what builds it.
+    env.client
+        .batch_execute(
+            "DROP INDEX ix_publication_jobs_lease_covering;
+             CREATE INDEX ix_publication_jobs_lease ON publication_jobs (lease_expires_at)
+                 WHERE state = 'in_flight'",
+        )
+        .await
+        .unwrap();
+    let v = env.run(&["doctor", "-o", "json"]).expect(1).json();
+    let check = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "index ix_publication_jobs_lease_covering")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(
+        check,
+        &json!({
+            "check": "index ix_publication_jobs_lease_covering",
+            "ok": false,
+            "detail": "missing: inspection commands will scan the whole table",
+            "hint": "run `reconctl migrate`: it builds this index CONCURRENTLY (writers go on)",
+        })
+    );
+    env.run(&["migrate"]).expect(0);
+    replaced().await;
+
+    // A build interrupted half way leaves the index invalid: built again.
+    env.client
+        .batch_execute(
+            "UPDATE pg_index SET indisvalid = false
+             WHERE indexrelid = 'ix_publication_jobs_lease_covering'::regclass",
+        )
+        .await
+        .unwrap();
+    env.run(&["migrate"]).expect(0);
+    replaced().await;
+    env.run(&["doctor"]).expect(0);
+}
+
 #[tokio::test]
 async fn migrate_refuses_a_divergent_history() {
     let env = TestEnv::new().await;
@@ -831,7 +908,7 @@ async fn the_schema_s_state_names_are_the_transition_table_s() {
     assert_eq!(predicate("ix_publication_jobs_open_created").await, bulk);
     assert_eq!(predicate("ix_publication_jobs_open_state_age").await, bulk);
     assert_eq!(
-        predicate("ix_publication_jobs_lease").await,
+        predicate("ix_publication_jobs_lease_covering").await,
         format!("(state = '{}'::text)", State::leased())
     );
     let waiting: Vec<String> = State::waiting()

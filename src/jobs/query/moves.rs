@@ -227,15 +227,19 @@ pub fn edges_sql(edges: &[Edge]) -> Sql {
 /// (0: expired at all, for `status -v` and `metrics`; `--stuck-after`, for `check`, which sums
 /// the rows), and when the oldest expired. From the in_flight counters, which are kept per
 /// minute of lease expiry (migrations/V14): the minutes before the cutoff's minute are summed,
-/// and of the cutoff's own minute the index `ix_publication_jobs_lease_by_destination` reads,
-/// per destination, only the part on one side of the cutoff: the part before it, which is
-/// added, when the cutoff
-/// falls in the first half of its minute by this machine's clock; else the part after it,
-/// taken from the minute's count. Either is exact (one snapshot; the server's clock decides
-/// what is counted), and only the side read is written into the statement, so only it is
-/// planned: at most half a minute of lease expiries is read, however many leases expired and
-/// however recently the rows were written. A probe of the same index gives each destination's
-/// oldest expiry, whatever the other destinations' leases (the index is by destination first).
+/// and of the cutoff's own minute only the part on one side of the cutoff is read: the part
+/// before it, which is added, when the cutoff falls in the first half of its minute by this
+/// machine's clock; else the part after it, taken from the minute's count. Either is exact
+/// (one snapshot; the server's clock decides what is counted), and only the side read is
+/// written into the statement, so only it is planned: at most half a minute of lease
+/// expiries is read, however many leases expired and however recently the rows were
+/// written. That part is one range of `ix_publication_jobs_lease_covering` (lease expiry,
+/// with the destination in each entry), counted per destination from the index alone: not a
+/// range per destination, which the planner, estimating a lease range at a few rows, at times
+/// took from the lease index without the destination, so that each destination read every
+/// destination's part. A probe of `ix_publication_jobs_lease_by_destination` gives each
+/// destination's oldest expiry, whatever the other destinations' leases (that index is by
+/// destination first).
 ///
 /// The first column of every row says whether the counters are built (`job_counters_build`);
 /// there is always a row (destination NULL when no lease expired), so the answer comes with
@@ -254,23 +258,24 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     // row is compared as it is stored, and only the minutes up to the cutoff's are read.
     let counted = format!("(SELECT {minute}::bigint)");
     let leased = State::leased().literal();
-    // The destination's expiries in one part of the cutoff's minute: a short range of its
-    // own entries in the index.
+    // Every destination's expiries in one part of the cutoff's minute: one short range of
+    // the covering index, grouped (a destination with none there has no row: 0).
     let part = |from: &str, to: &str| {
         format!(
-            "SELECT count(*) AS n FROM publication_jobs j \
-             WHERE j.state = {leased} AND j.destination = f.destination \
-               AND j.lease_expires_at >= {from} AND j.lease_expires_at < {to}"
+            "SELECT j.destination, count(*) AS n FROM publication_jobs j \
+             WHERE j.state = {leased} \
+               AND j.lease_expires_at >= {from} AND j.lease_expires_at < {to} \
+             GROUP BY j.destination"
         )
     };
     let (n, side) = if cutoff_in_first_half(ago, Utc::now()) {
         (
-            "f.past + p.n",
+            "f.past + coalesce(p.n, 0)",
             part(&format!("to_timestamp({minute} * 60)"), &cutoff),
         )
     } else {
         (
-            "f.past + f.now - p.n",
+            "f.past + f.now - coalesce(p.n, 0)",
             part(&cutoff, &format!("to_timestamp(({minute} + 1) * 60)")),
         )
     };
@@ -284,7 +289,7 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
                    FROM job_counters \
                    WHERE state = {leased} AND lease_minute <= {counted} \
                    GROUP BY destination HAVING sum(n) <> 0) f \
-             CROSS JOIN LATERAL ({side}) p \
+             LEFT JOIN ({side}) p ON p.destination = f.destination \
              CROSS JOIN LATERAL ( \
                  SELECT j.lease_expires_at AS oldest FROM publication_jobs j \
                  WHERE j.state = {leased} AND j.destination = f.destination \
