@@ -453,8 +453,13 @@ fn partial_failure(err: Error, report: &mut SweepReport, started: Instant) -> Er
     let unknown = err.code() == crate::error::Code::CommitUnknown;
     let err = err.with_message(|m| {
         format!(
-            "{m} (after {} batches {verb}: {} → {}, {} → {})",
+            "{m} (after {} {} {verb}: {} → {}, {} → {})",
             report.batches,
+            if report.batches == 1 {
+                "batch"
+            } else {
+                "batches"
+            },
             report.to_pending,
             Action::SweepUnsent.to(),
             report.to_uncertain,

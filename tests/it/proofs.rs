@@ -839,8 +839,9 @@ async fn a_sweep_that_fails_midway_names_the_command_that_shows_its_moves() {
     // ended mid-statement; had its COMMIT's answer been lost, the hint would say so).
     let unknown_commit = err.contains("whether the last batch committed could not be learnt");
     let counted = format!(
-        "(after {n} batches committed: {p} → pending, {u} → uncertain)",
+        "(after {n} {b} committed: {p} → pending, {u} → uncertain)",
         n = in_db,
+        b = if in_db == 1 { "batch" } else { "batches" },
         p = to_pending,
         u = to_uncertain
     );
