@@ -379,34 +379,14 @@ struct BuiltIndex {
 /// expired lease is one probe, whatever the other destinations hold.
 pub const LEASE_DESTINATION_INDEX: &str = "ix_publication_jobs_lease_by_destination";
 
-/// The in-flight jobs by lease expiry, each entry with its destination: the sweep's walk of
-/// the expired leases, and the part of a minute of lease expiries that `status -v`, `metrics`
-/// and `check` count, one range per destination group, index only.
-pub const LEASE_INDEX: &str = "ix_publication_jobs_lease_covering";
-
-const BUILT_INDEXES: [BuiltIndex; 2] = [
-    BuiltIndex {
-        name: LEASE_DESTINATION_INDEX,
-        definition: "publication_jobs (destination, lease_expires_at) WHERE state = 'in_flight'",
-        // By lease expiry then destination: a destination's oldest expired lease was found by
-        // walking every older expired lease of the others (21 ms at 10M jobs with 50 000
-        // expired).
-        replaces: "ix_publication_jobs_lease_destination",
-    },
-    BuiltIndex {
-        name: LEASE_INDEX,
-        definition:
-            "publication_jobs (lease_expires_at) INCLUDE (destination) WHERE state = 'in_flight'",
-        // V1's, without the destination: counting a part of a minute per destination, the
-        // planner (which puts a lease range at a few rows: it multiplies the in_flight share by
-        // a range that holds in_flight rows only) costed it like the by-destination index and
-        // at times took it, each destination then reading every destination's part of the
-        // minute (20 x 522 entries, 15 020 buffers, for `check` at 10M jobs). With the
-        // destination in the entry the part is counted once for all destinations, from the
-        // index alone.
-        replaces: "ix_publication_jobs_lease",
-    },
-];
+const BUILT_INDEXES: [BuiltIndex; 1] = [BuiltIndex {
+    name: LEASE_DESTINATION_INDEX,
+    definition: "publication_jobs (destination, lease_expires_at) WHERE state = 'in_flight'",
+    // By lease expiry then destination: a destination's oldest expired lease was found by
+    // walking every older expired lease of the others (21 ms at 10M jobs with 50 000
+    // expired).
+    replaces: "ix_publication_jobs_lease_destination",
+}];
 
 /// Whether `migrate` builds the index `name` itself after the migrations (so running it again
 /// builds one that is missing or invalid), rather than a migration.
@@ -415,7 +395,7 @@ pub fn builds_index(name: &str) -> bool {
 }
 
 /// What `migrate` does after the migrations, outside their transactions, so as not to stop
-/// the workers: the indexes of the expired leases, the counters' build. Each is done once;
+/// the workers: the index of the expired leases, the counters' build. Each is done once;
 /// an interrupted one is finished by the next `migrate`.
 async fn after_migrations(client: &mut tokio_postgres::Client) -> Result<()> {
     let present: bool = client

@@ -52,6 +52,7 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     ("ix_publication_jobs_destination_created", false),
     ("ix_publication_jobs_open_created", false),
     ("ix_publication_jobs_open_state_age", false),
+    ("ix_publication_jobs_lease", false),
     ("ix_job_events_job", false),
     // V3
     ("ix_publication_jobs_claimable", false),
@@ -79,9 +80,6 @@ pub const EXPECTED_INDEXES: &[(&str, bool)] = &[
     // Built concurrently by `migrate` after the migrations (src/migrate.rs; since V10, by
     // destination first since V16).
     ("ix_publication_jobs_lease_by_destination", false),
-    // Likewise, in place of V1's ix_publication_jobs_lease: the same entries with their
-    // destination.
-    ("ix_publication_jobs_lease_covering", false),
     // V13
     ("ix_plan_events_at", false),
     // V16

@@ -366,7 +366,7 @@ pub async fn sweep_with_progress<C: GenericClient>(
 /// in flight, so with a large backlog it expects a handful of rows and prefers a bitmap scan
 /// that reads and sorts every remaining expired lease, in every batch (measured: 140 ms a
 /// batch at 50 000 left, where the ordered index scan takes 7 ms). Without bitmap scans it
-/// walks `ix_publication_jobs_lease_covering` from the cursor and stops after one batch.
+/// walks `ix_publication_jobs_lease` from the cursor and stops after one batch.
 async fn run_batch<C: GenericClient>(
     client: &C,
     stmt: &Statement,

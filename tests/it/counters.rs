@@ -945,12 +945,13 @@ async fn expired_leases_of_one_destination_are_read_apart_from_anothers_backlog(
 }
 
 /// The part of the cutoff's minute that the expired-lease statement reads is one range of
-/// `ix_publication_jobs_lease_covering` for every destination at once, counted from the index
-/// alone, not a range per destination: per destination, the planner (which estimates a lease
-/// range at a few rows) at times took it from a lease index without the destination, each of
-/// 20 destinations then reading all 20 destinations' part (15 020 buffers at 10M jobs). Here
-/// 20 destinations' leases expire through the last ten minutes, so the cutoffs below fall
-/// among them on either side of their minute's middle; each is counted exactly.
+/// `ix_publication_jobs_lease` for every destination at once, not a range per destination:
+/// per destination, the planner (which estimates a lease range at a few rows) at times took
+/// it from that index rather than the by-destination one, each of 20 destinations then
+/// reading all 20 destinations' part (15 020 buffers at 10M jobs). Each destination's oldest
+/// expiry stays a probe of the by-destination index. Here 20 destinations' leases expire
+/// through the last ten minutes, so the cutoffs below fall among them on either side of
+/// their minute's middle; each is counted exactly.
 #[tokio::test]
 async fn the_part_of_the_cutoffs_minute_is_one_range_for_every_destination() {
     let mut env = TestEnv::new().await;
@@ -960,28 +961,34 @@ async fn the_part_of_the_cutoffs_minute_is_one_range_for_every_destination() {
         .batch_execute("VACUUM ANALYZE publication_jobs")
         .await
         .unwrap();
-    fn covering_loops(plan: &Value, out: &mut Vec<f64>) {
-        if plan["Index Name"].as_str() == Some("ix_publication_jobs_lease_covering") {
+    // The loops of each scan of `index`.
+    fn loops(plan: &Value, index: &str, out: &mut Vec<f64>) {
+        if plan["Index Name"].as_str() == Some(index) {
             out.push(plan["Actual Loops"].as_f64().unwrap_or(0.0));
         }
         for p in plan["Plans"].as_array().into_iter().flatten() {
-            covering_loops(p, out);
+            loops(p, index, out);
         }
     }
     for secs in [100, 115, 130, 145, 160, 175, 190, 205] {
         let ago = Duration::from_secs(secs);
         let sql = reconctl::jobs::query::moves::expired_leases_sql(ago);
         let plan = crate::plan::explain(&env.client, &sql.text, &sql.params(), true).await;
-        let mut loops = Vec::new();
-        covering_loops(&plan, &mut loops);
-        assert_eq!(loops, [1.0], "{secs}s: {plan:#}");
+        let (mut part, mut oldest) = (Vec::new(), Vec::new());
+        loops(&plan, "ix_publication_jobs_lease", &mut part);
+        loops(
+            &plan,
+            "ix_publication_jobs_lease_by_destination",
+            &mut oldest,
+        );
+        assert_eq!((part, oldest), (vec![1.0], vec![20.0]), "{secs}s: {plan:#}");
         let nodes = crate::plan::nodes(&plan);
-        assert!(
+        assert_eq!(
             nodes
                 .iter()
                 .filter(|n| n.relation == "publication_jobs")
-                .all(|n| n.index == "ix_publication_jobs_lease_covering"
-                    || n.index == "ix_publication_jobs_lease_by_destination"),
+                .count(),
+            2,
             "{secs}s: {nodes:#?}"
         );
         // Exact, per destination, against the table in the same moment (the leases are

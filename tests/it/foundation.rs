@@ -591,23 +591,24 @@ async fn migrate_applies_once_and_reports_status() {
         .all(|m| m["state"] == "applied" && m["applied_on"].is_string()));
 }
 
-/// A database that an earlier reconctl migrated has V1's lease index, whose entries lack the
-/// destination, and not the covering one: `migrate` builds the covering index CONCURRENTLY
-/// (the workers write on) and then drops the old one; a build that was interrupted (an
-/// invalid index) is dropped and built again by the next `migrate`; `doctor` finds every
-/// index it expects.
+/// The index of each destination's expired leases is built by `migrate` itself, after the
+/// migrations, CONCURRENTLY (the workers write on), in place of its predecessor (by lease
+/// expiry, then destination), which it then drops. Missing, `doctor` says so and that
+/// `migrate` builds it; a build that was interrupted (an invalid index) is dropped and built
+/// again by the next `migrate`.
 #[tokio::test]
-async fn migrate_replaces_the_lease_index_with_a_covering_one_concurrently() {
+async fn migrate_builds_the_lease_index_by_destination_concurrently() {
     let env = TestEnv::new().await;
-    let covering = "CREATE INDEX ix_publication_jobs_lease_covering ON public.publication_jobs USING btree (lease_expires_at) INCLUDE (destination) WHERE (state = 'in_flight'::text)";
-    // The covering index, valid, and V1's gone.
-    let replaced = || async {
+    let by_destination = "CREATE INDEX ix_publication_jobs_lease_by_destination ON public.publication_jobs USING btree (destination, lease_expires_at) WHERE (state = 'in_flight'::text)";
+    // The index, valid, and its predecessor gone.
+    let built = || async {
         let rows = env
             .client
             .query(
                 "SELECT c.relname::text, pg_get_indexdef(i.indexrelid), i.indisvalid FROM pg_index i
                  JOIN pg_class c ON c.oid = i.indexrelid
-                 WHERE c.relname IN ('ix_publication_jobs_lease_covering', 'ix_publication_jobs_lease')",
+                 WHERE c.relname IN ('ix_publication_jobs_lease_by_destination',
+                                     'ix_publication_jobs_lease_destination')",
                 &[],
             )
             .await
@@ -619,20 +620,20 @@ async fn migrate_replaces_the_lease_index_with_a_covering_one_concurrently() {
         assert_eq!(
             found,
             [(
-                "ix_publication_jobs_lease_covering".to_string(),
-                covering.to_string(),
+                "ix_publication_jobs_lease_by_destination".to_string(),
+                by_destination.to_string(),
                 true
             )]
         );
     };
-    replaced().await;
+    built().await;
 
     // As an earlier reconctl left it: doctor says what is missing and what builds it.
     env.client
         .batch_execute(
-            "DROP INDEX ix_publication_jobs_lease_covering;
-             CREATE INDEX ix_publication_jobs_lease ON publication_jobs (lease_expires_at)
-                 WHERE state = 'in_flight'",
+            "DROP INDEX ix_publication_jobs_lease_by_destination;
+             CREATE INDEX ix_publication_jobs_lease_destination
+                 ON publication_jobs (lease_expires_at, destination) WHERE state = 'in_flight'",
         )
         .await
         .unwrap();
@@ -641,30 +642,38 @@ async fn migrate_replaces_the_lease_index_with_a_covering_one_concurrently() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["check"] == "index ix_publication_jobs_lease_covering")
+        .find(|c| c["check"] == "index ix_publication_jobs_lease_by_destination")
         .unwrap_or_else(|| panic!("{v:#}"));
     assert_eq!(
         check,
         &json!({
-            "check": "index ix_publication_jobs_lease_covering",
+            "check": "index ix_publication_jobs_lease_by_destination",
             "ok": false,
             "detail": "missing: inspection commands will scan the whole table",
             "hint": "run `reconctl migrate`: it builds this index CONCURRENTLY (writers go on)",
         })
     );
     env.run(&["migrate"]).expect(0);
-    replaced().await;
+    built().await;
 
     // A build interrupted half way leaves the index invalid: built again.
     env.client
         .batch_execute(
             "UPDATE pg_index SET indisvalid = false
-             WHERE indexrelid = 'ix_publication_jobs_lease_covering'::regclass",
+             WHERE indexrelid = 'ix_publication_jobs_lease_by_destination'::regclass",
         )
         .await
         .unwrap();
+    let v = env.run(&["doctor", "-o", "json"]).expect(1).json();
+    assert!(
+        v["checks"].as_array().unwrap().iter().any(|c| c["check"]
+            == "index ix_publication_jobs_lease_by_destination"
+            && c["hint"]
+                == "run `reconctl migrate`: it drops and builds this index again, CONCURRENTLY"),
+        "{v:#}"
+    );
     env.run(&["migrate"]).expect(0);
-    replaced().await;
+    built().await;
     env.run(&["doctor"]).expect(0);
 }
 
@@ -908,7 +917,7 @@ async fn the_schema_s_state_names_are_the_transition_table_s() {
     assert_eq!(predicate("ix_publication_jobs_open_created").await, bulk);
     assert_eq!(predicate("ix_publication_jobs_open_state_age").await, bulk);
     assert_eq!(
-        predicate("ix_publication_jobs_lease_covering").await,
+        predicate("ix_publication_jobs_lease").await,
         format!("(state = '{}'::text)", State::leased())
     );
     let waiting: Vec<String> = State::waiting()

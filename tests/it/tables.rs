@@ -720,6 +720,8 @@ async fn doctor_fits_every_width() {
       valid
     index ix_publication_jobs_open_state_age         ok
       valid
+    index ix_publication_jobs_lease                  ok
+      valid
     index ix_job_events_job                          ok
       valid
     index ix_publication_jobs_claimable              ok
@@ -758,8 +760,6 @@ async fn doctor_fits_every_width() {
       valid
     index ix_publication_jobs_lease_by_destination   ok
       valid
-    index ix_publication_jobs_lease_covering         ok
-      valid
     index ix_plan_events_at                          ok
       valid
     index ix_job_order_suspects_accepted             ok
@@ -776,6 +776,7 @@ async fn doctor_fits_every_width() {
     index ix_publication_jobs_destination_created    ok      valid
     index ix_publication_jobs_open_created           ok      valid
     index ix_publication_jobs_open_state_age         ok      valid
+    index ix_publication_jobs_lease                  ok      valid
     index ix_job_events_job                          ok      valid
     index ix_publication_jobs_claimable              ok      valid
     index ix_publication_jobs_tenant_created         ok      valid
@@ -795,7 +796,6 @@ async fn doctor_fits_every_width() {
     index ix_plan_items_open                         ok      valid
     index ix_plan_events_plan                        ok      valid
     index ix_publication_jobs_lease_by_destination   ok      valid
-    index ix_publication_jobs_lease_covering         ok      valid
     index ix_plan_events_at                          ok      valid
     index ix_job_order_suspects_accepted             ok      valid
     index ix_job_move_counters_unfolded              ok      valid

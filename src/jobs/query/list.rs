@@ -185,7 +185,7 @@ struct Branch {
 ///
 /// The planner cannot estimate `state = 'in_flight' AND lease_expires_at < now()`: it takes
 /// the two for independent, while a lease exists only in flight, and so it always expects a
-/// handful of rows and reads them all through `ix_publication_jobs_lease_covering`, then sorts. That
+/// handful of rows and reads them all through `ix_publication_jobs_lease`, then sorts. That
 /// is right when few leases expired (`Few`), and reads thousands of rows when the sweep has
 /// stopped, exactly when an operator asks (`Many`: walk the in-flight jobs in keyset order
 /// through `ix_publication_jobs_open_created` and stop after a page). [`page`] counts first
@@ -211,7 +211,7 @@ impl ExpiredLeases {
 }
 
 /// How many in_flight jobs there are and how many of their leases have expired (an
-/// index-only scan of `ix_publication_jobs_lease_covering`).
+/// index-only scan of `ix_publication_jobs_lease`).
 pub fn lease_counts_sql() -> String {
     format!(
         "SELECT count(*) FILTER (WHERE lease_expires_at < now()), count(*) \

@@ -233,12 +233,15 @@ pub fn edges_sql(edges: &[Edge]) -> Sql {
 /// (one snapshot; the server's clock decides what is counted), and only the side read is
 /// written into the statement, so only it is planned: at most half a minute of lease
 /// expiries is read, however many leases expired and however recently the rows were
-/// written. That part is one range of `ix_publication_jobs_lease_covering` (lease expiry,
-/// with the destination in each entry), counted per destination from the index alone: not a
-/// range per destination, which the planner, estimating a lease range at a few rows, at times
-/// took from the lease index without the destination, so that each destination read every
-/// destination's part. A probe of `ix_publication_jobs_lease_by_destination` gives each
-/// destination's oldest expiry, whatever the other destinations' leases (that index is by
+/// written. That part is one range of `ix_publication_jobs_lease` (lease expiry), counted per
+/// destination (read from the job's row: at most that half minute's rows), once for all
+/// destinations: not a range per destination, which the planner, estimating a lease range at
+/// a few rows, at times took from that index rather than the by-destination one, so that each
+/// destination read every destination's part. (An index of the lease with the destination
+/// included would count it from the index alone, but the planner then walked it in lease
+/// order for each destination's oldest expiry, past every other destination's backlog.) A
+/// probe of `ix_publication_jobs_lease_by_destination` gives each destination's oldest expiry,
+/// whatever the other destinations' leases (that index is by
 /// destination first).
 ///
 /// The first column of every row says whether the counters are built (`job_counters_build`);
@@ -259,7 +262,7 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     let counted = format!("(SELECT {minute}::bigint)");
     let leased = State::leased().literal();
     // Every destination's expiries in one part of the cutoff's minute: one short range of
-    // the covering index, grouped (a destination with none there has no row: 0).
+    // the lease index, grouped (a destination with none there has no row: 0).
     let part = |from: &str, to: &str| {
         format!(
             "SELECT j.destination, count(*) AS n FROM publication_jobs j \
