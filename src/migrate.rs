@@ -363,35 +363,22 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
         .collect())
 }
 
-/// An index `migrate` builds CONCURRENTLY after the migrations (writers go on), so not in a
-/// migration: refinery runs each in a transaction, where CREATE INDEX holds a lock that stops
-/// every writer of `publication_jobs` while it reads the whole table. Once it is built, the
-/// index it replaces is dropped (CONCURRENTLY too).
-struct BuiltIndex {
-    name: &'static str,
-    /// What follows `ON` in CREATE INDEX.
-    definition: &'static str,
-    replaces: &'static str,
-}
-
 /// The expired leases per destination (`status -v`, `metrics`, `check`), read from an index
 /// only: in-flight jobs by destination, then lease expiry, so each destination's oldest
-/// expired lease is one probe, whatever the other destinations hold.
+/// expired lease is one probe, whatever the other destinations hold. Built CONCURRENTLY
+/// (writers go on), so not in a migration (refinery runs each in a transaction, where CREATE
+/// INDEX holds a lock that stops every writer while it reads the whole table).
 pub const LEASE_DESTINATION_INDEX: &str = "ix_publication_jobs_lease_by_destination";
 
-const BUILT_INDEXES: [BuiltIndex; 1] = [BuiltIndex {
-    name: LEASE_DESTINATION_INDEX,
-    definition: "publication_jobs (destination, lease_expires_at) WHERE state = 'in_flight'",
-    // By lease expiry then destination: a destination's oldest expired lease was found by
-    // walking every older expired lease of the others (21 ms at 10M jobs with 50 000
-    // expired).
-    replaces: "ix_publication_jobs_lease_destination",
-}];
+/// Its predecessor, by lease expiry then destination: a destination's oldest expired lease
+/// was found by walking every older expired lease of the others (21 ms at 10M jobs with
+/// 50 000 expired). Dropped (CONCURRENTLY) once the new one is built.
+const LEASE_DESTINATION_INDEX_BEFORE: &str = "ix_publication_jobs_lease_destination";
 
 /// Whether `migrate` builds the index `name` itself after the migrations (so running it again
 /// builds one that is missing or invalid), rather than a migration.
 pub fn builds_index(name: &str) -> bool {
-    BUILT_INDEXES.iter().any(|i| i.name == name)
+    name == LEASE_DESTINATION_INDEX
 }
 
 /// What `migrate` does after the migrations, outside their transactions, so as not to stop
@@ -405,53 +392,48 @@ async fn after_migrations(client: &mut tokio_postgres::Client) -> Result<()> {
     if !present {
         return Ok(()); // migrated to an older version only
     }
-    for index in &BUILT_INDEXES {
-        build_index(client, index).await?;
-    }
-    build_counters(client).await
-}
-
-/// Builds `index` unless it is there and valid (an interrupted CREATE INDEX CONCURRENTLY
-/// leaves an invalid index: dropped, rebuilt), then drops the index it replaces.
-async fn build_index(client: &tokio_postgres::Client, index: &BuiltIndex) -> Result<()> {
-    let name = index.name;
+    // An interrupted CREATE INDEX CONCURRENTLY leaves an invalid index: dropped, rebuilt.
     let valid: Option<bool> = client
         .query_opt(
             "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
              WHERE c.relname = $1 AND pg_table_is_visible(c.oid)",
-            &[&name],
+            &[&LEASE_DESTINATION_INDEX],
         )
         .await?
         .map(|r| r.get(0));
     if valid == Some(false) {
         client
-            .batch_execute(&format!("DROP INDEX CONCURRENTLY IF EXISTS {name}"))
+            .batch_execute(&format!(
+                "DROP INDEX CONCURRENTLY IF EXISTS {LEASE_DESTINATION_INDEX}"
+            ))
             .await?;
     }
     if valid != Some(true) {
         client
             .batch_execute(&format!(
-                "CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON {}",
-                index.definition
+                "CREATE INDEX CONCURRENTLY IF NOT EXISTS {LEASE_DESTINATION_INDEX}
+                     ON publication_jobs (destination, lease_expires_at) WHERE state = 'in_flight'"
             ))
             .await
             .map_err(|e| {
-                Error::from(e).hinted(format!("the index {name} is not built yet; run `reconctl migrate` again (with a longer --statement-timeout on a large table)"))
+                Error::from(e).hinted("the index of the expired leases is not built yet; run `reconctl migrate` again (with a longer --statement-timeout on a large table)")
             })?;
     }
     let before: bool = client
-        .query_one("SELECT to_regclass($1) IS NOT NULL", &[&index.replaces])
+        .query_one(
+            "SELECT to_regclass($1) IS NOT NULL",
+            &[&LEASE_DESTINATION_INDEX_BEFORE],
+        )
         .await?
         .get(0);
     if before {
         client
             .batch_execute(&format!(
-                "DROP INDEX CONCURRENTLY IF EXISTS {}",
-                index.replaces
+                "DROP INDEX CONCURRENTLY IF EXISTS {LEASE_DESTINATION_INDEX_BEFORE}"
             ))
             .await?;
     }
-    Ok(())
+    build_counters(client).await
 }
 
 /// After V10 (job_counters) on a table that already held jobs: count them, concurrently with

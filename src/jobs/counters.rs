@@ -44,7 +44,7 @@ pub fn beside_built(columns: &str, inner: &str, alias: &str) -> String {
 
 /// [`beside_built`] with the statement's `now()` first: the clock, whether the counters are
 /// built and whether a fold of them is due ([`FOLD_DUE`]; the reader then folds after
-/// reading, [`fold_counts_if`]), then `columns`, for the statement whose answer a command
+/// reading, [`fold_counts`]), then `columns`, for the statement whose answer a command
 /// reports "as of". One statement where a separate `SELECT now(), …` cost a fresh session a
 /// third of a millisecond more.
 pub fn beside_clock(columns: &str, inner: &str, alias: &str) -> String {
@@ -142,44 +142,37 @@ pub const UNFOLDED: &str = "state = 'in_flight' AND slot >= 0 \
 
 /// Both folds, pipelined: what `sweep leases` and `doctor --recount` run. The readers ask
 /// whether the half they read is due in the statement that reads it ([`beside_clock`]'s
-/// `due`, [`MOVES_DUE`]) and fold after reading, only then ([`fold_counts_if`],
+/// `due`, [`MOVES_DUE`]) and fold after reading, only then ([`fold_counts`],
 /// [`fold_moves`]): a fold keeps every group's (and minute's, and tick's) sum, so what they
 /// read is the same before or after it, and most reads have nothing to fold (a separate
 /// guard statement before each read cost a new session 0.3-0.6 ms). Every reconctl role may
 /// fold (V15); a role granted none of them but SELECT is refused the function, and reads
 /// without folding: the counts are exact either way, only the sum reads more rows.
 pub async fn fold<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
-    futures::try_join!(fold_counts(client), fold_moves(client))?;
+    futures::try_join!(fold_counts(client, true), fold_moves(client, true))?;
     Ok(())
 }
 
-/// [`FOLD_COUNTS_SQL`], with [`fold`]'s handling of a database that cannot fold.
-pub async fn fold_counts<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
-    run_fold(client, &FOLD_COUNTS_SQL).await
+/// [`FOLD_COUNTS_SQL`] when `due` (a read's `due` column, [`beside_clock`]; nothing is sent
+/// otherwise), with [`fold`]'s handling of a database that cannot fold.
+pub async fn fold_counts<C: tokio_postgres::GenericClient>(client: &C, due: bool) -> Result<()> {
+    run_fold(client, &FOLD_COUNTS_SQL, due).await
 }
 
-/// [`fold_counts`] when a read's `due` column ([`beside_clock`]) said so; nothing else.
-pub async fn fold_counts_if<C: tokio_postgres::GenericClient>(client: &C, due: bool) -> Result<()> {
-    if due {
-        fold_counts(client).await?;
+/// [`FOLD_MOVES_SQL`] when `due` (a read's [`MOVES_DUE`] column; nothing is sent otherwise),
+/// with [`fold`]'s handling of a database that cannot fold.
+pub async fn fold_moves<C: tokio_postgres::GenericClient>(client: &C, due: bool) -> Result<()> {
+    run_fold(client, &FOLD_MOVES_SQL, due).await
+}
+
+async fn run_fold<C: tokio_postgres::GenericClient>(
+    client: &C,
+    sql: &str,
+    due: bool,
+) -> Result<()> {
+    if !due {
+        return Ok(());
     }
-    Ok(())
-}
-
-/// [`FOLD_MOVES_SQL`], with [`fold`]'s handling of a database that cannot fold.
-pub async fn fold_moves<C: tokio_postgres::GenericClient>(client: &C) -> Result<()> {
-    run_fold(client, &FOLD_MOVES_SQL).await
-}
-
-/// [`fold_moves`] when a read's [`MOVES_DUE`] column said so; nothing else.
-pub async fn fold_moves_if<C: tokio_postgres::GenericClient>(client: &C, due: bool) -> Result<()> {
-    if due {
-        fold_moves(client).await?;
-    }
-    Ok(())
-}
-
-async fn run_fold<C: tokio_postgres::GenericClient>(client: &C, sql: &str) -> Result<()> {
     use tokio_postgres::error::SqlState;
     match client.query_typed_opt(sql, &[]).await {
         // A database without the schema (or before V14): the reads that follow say what is

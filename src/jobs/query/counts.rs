@@ -113,7 +113,7 @@ pub async fn overview<C: GenericClient>(client: &C) -> Result<Overview> {
     let built: bool = clock.try_get(1)?;
     // The fold after the read, when the read said it is due: it keeps every group's sum, so
     // the counts are the same either way, and the next reader sums fewer rows.
-    crate::jobs::counters::fold_counts_if(client, clock.try_get(2)?).await?;
+    crate::jobs::counters::fold_counts(client, clock.try_get(2)?).await?;
     if !built {
         let rows = client.query(&open_groups_sql(), &[]).await?;
         let mut open = rows
@@ -334,7 +334,7 @@ pub async fn health<C: GenericClient>(
         .ok_or_else(|| Error::bug("check's statement returned no row"))?;
     let now: DateTime<Utc> = clock.try_get(0)?;
     // After the read, when it said a fold is due (see [`overview`]).
-    crate::jobs::counters::fold_counts_if(client, clock.try_get(2)?).await?;
+    crate::jobs::counters::fold_counts(client, clock.try_get(2)?).await?;
     // The counted rows' groups start after the clock's columns, the scan's at the first.
     let (rows, first) = if clock.try_get::<_, bool>(1)? {
         (counted, crate::jobs::counters::CLOCK_COLUMNS)

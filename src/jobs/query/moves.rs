@@ -71,9 +71,9 @@ pub const WINDOWS: [(&str, i64); 2] = [("5m", 300), ("1h", 3600)];
 /// falls in, both as the server's clock reads them, and whether the counters hold a move in
 /// that tick; [`Edge::of_windows`] reads them), then whether any tick after the hour's first
 /// holds a move, then whether a fold of the move counters is due (it is sent with the sums,
-/// only then; see [`crate::jobs::counters::fold`]). Only then are the windows' whole ticks summed ([`sums_sql`]), and only where a
-/// window's first tick moved is the rest of it read from the log ([`edges_sql`]); the two are
-/// sent together.
+/// only then; see [`crate::jobs::counters::fold`]). Only then are the windows' whole ticks
+/// summed ([`sums_sql`]), and only where a window's first tick moved is the rest of it read
+/// from the log ([`edges_sql`]); the two are sent together.
 ///
 /// Three index probes, which a fresh session plans in a fraction of what the sums cost it
 /// (1.4 ms against 2.4 for the statement that summed the ticks beside the probes, and 3.4 for
@@ -241,8 +241,7 @@ pub fn edges_sql(edges: &[Edge]) -> Sql {
 /// included would count it from the index alone, but the planner then walked it in lease
 /// order for each destination's oldest expiry, past every other destination's backlog.) A
 /// probe of `ix_publication_jobs_lease_by_destination` gives each destination's oldest expiry,
-/// whatever the other destinations' leases (that index is by
-/// destination first).
+/// whatever the other destinations' leases (that index is by destination first).
 ///
 /// The first column of every row says whether the counters are built (`job_counters_build`);
 /// there is always a row (destination NULL when no lease expired), so the answer comes with
@@ -381,7 +380,7 @@ pub async fn moves<C: GenericClient>(client: &C) -> Result<Vec<MoveCount>> {
     // The fold, when due, pipelined before the sums: it keeps every tick's sum (see
     // [`crate::jobs::counters::fold`]).
     let ((), sums, logged) = futures::try_join!(
-        crate::jobs::counters::fold_moves_if(client, due),
+        crate::jobs::counters::fold_moves(client, due),
         async {
             if moved {
                 Ok(sums_sql().query_typed(client).await?)
