@@ -108,11 +108,24 @@ pub async fn status(client: &tokio_postgres::Client) -> Result<Vec<MigrationStat
     Ok(out)
 }
 
+/// What a `migrate` did: the migrations it applied, then what it built after them, outside
+/// their transactions (the index of the expired leases, the counters of an older table), one
+/// sentence each.
+#[derive(Debug)]
+pub struct Migrated {
+    pub applied: Vec<MigrationStatus>,
+    pub built: Vec<String>,
+}
+
 /// Apply what is pending. Refuses (runtime, exit 1) when any applied migration diverges or
 /// is missing, before applying anything. Returns the migrations it applied. Waits at most
 /// [`LOCK_WAIT`] for another migrate.
 pub async fn migrate(client: &mut tokio_postgres::Client) -> Result<Vec<MigrationStatus>> {
-    migrate_waiting(client, LOCK_WAIT, |_: Option<&LockHolder>| {}).await
+    Ok(
+        migrate_waiting(client, LOCK_WAIT, |_: Option<&LockHolder>| {})
+            .await?
+            .applied,
+    )
 }
 
 /// Apply the migrations up to `version` only (nothing after it, no counters' build): for tests
@@ -186,7 +199,7 @@ pub async fn migrate_waiting(
     client: &mut tokio_postgres::Client,
     wait: Duration,
     on_wait: impl FnOnce(Option<&LockHolder>),
-) -> Result<Vec<MigrationStatus>> {
+) -> Result<Migrated> {
     let got: bool = client
         .query_one("SELECT pg_try_advisory_lock($1)", &[&MIGRATE_LOCK])
         .await?
@@ -287,7 +300,7 @@ pub async fn server_side(client: &tokio_postgres::Client) -> Result<ServerSide> 
     })
 }
 
-async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<MigrationStatus>> {
+async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Migrated> {
     let before = status(client).await?;
     refuse_divergent(&before)?;
     let pending: Vec<MigrationStatus> = before
@@ -297,8 +310,11 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
     if pending.is_empty() {
         // Every migrate keeps the coming months' partitions of the audit log ready.
         crate::retention::ensure_partitions(&*client).await?;
-        after_migrations(client).await?;
-        return Ok(Vec::new());
+        let built = after_migrations(client).await?;
+        return Ok(Migrated {
+            applied: Vec::new(),
+            built,
+        });
     }
     // V11 partitions the audit log: what would make its lock long is built first, outside
     // any transaction and beside the writers (crate::retention).
@@ -353,14 +369,15 @@ async fn migrate_locked(client: &mut tokio_postgres::Client) -> Result<Vec<Migra
         }
     })?;
     crate::retention::ensure_partitions(&*client).await?;
-    after_migrations(client).await?;
+    let built = after_migrations(client).await?;
     let after = status(client).await?;
-    Ok(after
+    let applied = after
         .into_iter()
         .filter(|m| {
             m.state == MigrationState::Applied && pending.iter().any(|p| p.version == m.version)
         })
-        .collect())
+        .collect();
+    Ok(Migrated { applied, built })
 }
 
 /// The expired leases per destination (`status -v`, `metrics`, `check`), read from an index
@@ -383,14 +400,17 @@ pub fn builds_index(name: &str) -> bool {
 
 /// What `migrate` does after the migrations, outside their transactions, so as not to stop
 /// the workers: the index of the expired leases, the counters' build. Each is done once;
-/// an interrupted one is finished by the next `migrate`.
-async fn after_migrations(client: &mut tokio_postgres::Client) -> Result<()> {
+/// an interrupted one is finished by the next `migrate`. Returns what it did, one sentence
+/// each (nothing when all was in place), so that a `migrate` with no migration to apply
+/// does not say "nothing to apply" after building an index for seconds.
+async fn after_migrations(client: &mut tokio_postgres::Client) -> Result<Vec<String>> {
+    let mut built = Vec::new();
     let present: bool = client
         .query_one("SELECT to_regclass('job_counters_build') IS NOT NULL", &[])
         .await?
         .get(0);
     if !present {
-        return Ok(()); // migrated to an older version only
+        return Ok(built); // migrated to an older version only
     }
     // An interrupted CREATE INDEX CONCURRENTLY leaves an invalid index: dropped, rebuilt.
     let valid: Option<bool> = client
@@ -407,6 +427,9 @@ async fn after_migrations(client: &mut tokio_postgres::Client) -> Result<()> {
                 "DROP INDEX CONCURRENTLY IF EXISTS {LEASE_DESTINATION_INDEX}"
             ))
             .await?;
+        built.push(format!(
+            "dropped index {LEASE_DESTINATION_INDEX}: invalid (a build was interrupted)"
+        ));
     }
     if valid != Some(true) {
         client
@@ -418,6 +441,9 @@ async fn after_migrations(client: &mut tokio_postgres::Client) -> Result<()> {
             .map_err(|e| {
                 Error::from(e).hinted("the index of the expired leases is not built yet; run `reconctl migrate` again (with a longer --statement-timeout on a large table)")
             })?;
+        built.push(format!(
+            "built index {LEASE_DESTINATION_INDEX} CONCURRENTLY"
+        ));
     }
     let before: bool = client
         .query_one(
@@ -432,8 +458,14 @@ async fn after_migrations(client: &mut tokio_postgres::Client) -> Result<()> {
                 "DROP INDEX CONCURRENTLY IF EXISTS {LEASE_DESTINATION_INDEX_BEFORE}"
             ))
             .await?;
+        built.push(format!(
+            "dropped index {LEASE_DESTINATION_INDEX_BEFORE}: replaced by {LEASE_DESTINATION_INDEX}"
+        ));
     }
-    build_counters(client).await
+    if build_counters(client).await? {
+        built.push("built the job counters of the jobs written before V10".to_string());
+    }
+    Ok(built)
 }
 
 /// After V10 (job_counters) on a table that already held jobs: count them, concurrently with
@@ -441,17 +473,18 @@ async fn after_migrations(client: &mut tokio_postgres::Client) -> Result<()> {
 /// migration itself: refinery runs a migration in one transaction, and the triggers' lock
 /// would stop every writer for the whole count. Runs on every `migrate` until it has
 /// succeeded once, so an interrupted or timed-out build is finished by running `migrate`
-/// again; under the migration lock, so two never race.
-async fn build_counters(client: &mut tokio_postgres::Client) -> Result<()> {
+/// again; under the migration lock, so two never race. Whether it built them (false: they
+/// were built already).
+async fn build_counters(client: &mut tokio_postgres::Client) -> Result<bool> {
     if crate::jobs::counters::is_built(&*client).await? {
-        return Ok(());
+        return Ok(false);
     }
     crate::jobs::counters::recount(&*client, None)
         .await
         .map_err(|e| {
             e.hinted("the counters of the jobs written before migration V10 are not built yet (status shows accepted as unknown); run `reconctl migrate` again, with a longer --statement-timeout on a large table")
         })?;
-    Ok(())
+    Ok(true)
 }
 
 pub fn refuse_divergent(status: &[MigrationStatus]) -> Result<()> {

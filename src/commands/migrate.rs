@@ -105,6 +105,9 @@ struct MigrateReport {
     target: Where,
     applied: Vec<MigrationStatus>,
     pending: Vec<MigrationStatus>,
+    /// What was built after the migrations, outside their transactions (an index built
+    /// CONCURRENTLY, the counters of an older table), one sentence each.
+    built: Vec<String>,
 }
 
 impl Render for MigrateReport {
@@ -119,8 +122,15 @@ impl Render for MigrateReport {
             &self.applied
         };
         let target = self.target.describe();
-        if list.is_empty() {
+        if list.is_empty() && self.built.is_empty() {
             return format!("schema is up to date at {target}; nothing to apply");
+        }
+        if list.is_empty() {
+            let mut lines = vec![format!(
+                "schema is up to date at {target}; no migration to apply"
+            )];
+            lines.extend(self.built.iter().cloned());
+            return lines.join("\n");
         }
         let verb = if self.dry_run {
             "would apply"
@@ -138,6 +148,7 @@ impl Render for MigrateReport {
             list.iter()
                 .map(|m| format!("{verb} V{}__{}", m.version, m.name)),
         );
+        lines.extend(self.built.iter().cloned());
         lines.join("\n")
     }
 }
@@ -192,6 +203,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
                     target: at,
                     applied: Vec::new(),
                     pending,
+                    built: Vec::new(),
                 })?;
                 return Ok(Exit::Done);
             }
@@ -205,7 +217,7 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
             }
             // Bounded: --lock-timeout when given, else 30s, for another migrate to finish.
             let wait = ctx.settings.lock_timeout.unwrap_or(migrate::LOCK_WAIT);
-            let applied = migrate::migrate_waiting(&mut client, wait, |holder| {
+            let migrated = migrate::migrate_waiting(&mut client, wait, |holder| {
                 let who = holder.map_or_else(
                     || "another session holds the migration lock".to_string(),
                     |h| format!("another migrate holds the migration lock: {h}"),
@@ -219,8 +231,9 @@ pub async fn run(ctx: &Context, args: &Args) -> Result<Exit> {
             ctx.ui.emit(&MigrateReport {
                 dry_run: false,
                 target: at,
-                applied: applied.into_iter().map(to_the_second).collect(),
+                applied: migrated.applied.into_iter().map(to_the_second).collect(),
                 pending: Vec::new(),
+                built: migrated.built,
             })?;
         }
     }

@@ -614,6 +614,13 @@ async fn migrate_builds_the_counters_while_writers_write() {
     }
     assert!(writes > 100, "{writes} writes");
     assert!(during > 10, "{during} of {writes} writes while migrate ran");
+    // It says it built them, after the migrations it applied.
+    let text = out.stdout();
+    assert_eq!(
+        text.lines().last(),
+        Some("built the job counters of the jobs written before V10"),
+        "{text}"
+    );
     eprintln!(
         "migrate with 4 writers on 100 000 jobs: {:?}; {during} of {writes} writes while it ran, the slowest {slowest:?}",
         ended - began

@@ -571,8 +571,16 @@ async fn migrate_applies_once_and_reports_status() {
     assert_eq!(first["applied"][0]["version"], 1);
     assert_eq!(first["applied"][0]["state"], "applied");
 
+    // The first also built the index of the expired leases, after the migrations.
+    assert_eq!(
+        first["built"],
+        json!(["built index ix_publication_jobs_lease_by_destination CONCURRENTLY"]),
+        "{first}"
+    );
+
     let second = env.run(&["migrate", "-o", "json"]).expect(0).json();
     assert_eq!(second["applied"], json!([]), "migrate twice is a no-op");
+    assert_eq!(second["built"], json!([]), "migrate twice is a no-op");
     let text = env.run(&["migrate"]).expect(0).stdout();
     assert!(
         text.trim().starts_with("schema is up to date at postgres@")
@@ -653,7 +661,22 @@ async fn migrate_builds_the_lease_index_by_destination_concurrently() {
             "hint": "run `reconctl migrate`: it builds this index CONCURRENTLY (writers go on)",
         })
     );
-    env.run(&["migrate"]).expect(0);
+    // It says what it did, though no migration was pending: not "nothing to apply".
+    let text = env.run(&["migrate"]).expect(0).stdout();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("schema is up to date at postgres@")
+            && lines[0].ends_with("; no migration to apply"),
+        "{text}"
+    );
+    assert_eq!(
+        lines[1..],
+        [
+            "built index ix_publication_jobs_lease_by_destination CONCURRENTLY",
+            "dropped index ix_publication_jobs_lease_destination: replaced by ix_publication_jobs_lease_by_destination",
+        ],
+        "{text}"
+    );
     built().await;
 
     // A build interrupted half way leaves the index invalid: built again.
@@ -672,9 +695,20 @@ async fn migrate_builds_the_lease_index_by_destination_concurrently() {
                 == "run `reconctl migrate`: it drops and builds this index again, CONCURRENTLY"),
         "{v:#}"
     );
-    env.run(&["migrate"]).expect(0);
+    let v = env.run(&["migrate", "-o", "json"]).expect(0).json();
+    assert_eq!(v["applied"], json!([]), "{v}");
+    assert_eq!(
+        v["built"],
+        json!([
+            "dropped index ix_publication_jobs_lease_by_destination: invalid (a build was interrupted)",
+            "built index ix_publication_jobs_lease_by_destination CONCURRENTLY",
+        ]),
+        "{v}"
+    );
     built().await;
     env.run(&["doctor"]).expect(0);
+    let text = env.run(&["migrate"]).expect(0).stdout();
+    assert!(text.trim().ends_with("; nothing to apply"), "{text}");
 }
 
 #[tokio::test]
