@@ -115,7 +115,14 @@ impl Render for MigrateReport {
         Output::Report
     }
 
-    fn table(&self, _ui: &Ui) -> String {
+    fn table(&self, ui: &Ui) -> String {
+        // At the terminal's width, broken between words (an index name is a word).
+        crate::ui::text::paragraphs(&self.lines(), ui.width().map(usize::from))
+    }
+}
+
+impl MigrateReport {
+    fn lines(&self) -> String {
         let list = if self.dry_run {
             &self.pending
         } else {

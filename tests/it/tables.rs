@@ -1180,6 +1180,64 @@ async fn migrate_status_fits_every_width() {
     fx.same_in_pty(&["migrate", "status"], 0);
 }
 
+/// What `migrate` built after the migrations (here: the index of the expired leases, in place
+/// of its predecessor), a line each, broken between words at the terminal's width: an index
+/// name is never cut.
+#[tokio::test]
+async fn migrate_says_what_it_built_at_every_width() {
+    let fx = Fixture::new().await;
+    let built = |text: &str| -> Vec<String> {
+        let lines: Vec<&str> = text.lines().collect();
+        let from = lines
+            .iter()
+            .position(|l| l.starts_with("built index"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            lines[..from]
+                .iter()
+                .map(|l| l.trim())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .ends_with("; no migration to apply"),
+            "{text}"
+        );
+        lines[from..].iter().map(|l| l.to_string()).collect()
+    };
+    for w in WIDTHS {
+        fx.env
+            .client
+            .batch_execute(
+                "DROP INDEX ix_publication_jobs_lease_by_destination;
+                 CREATE INDEX ix_publication_jobs_lease_destination
+                     ON publication_jobs (lease_expires_at, destination) WHERE state = 'in_flight'",
+            )
+            .await
+            .unwrap();
+        let text = fx.at(w, &["migrate"], 0);
+        let expected: &[&str] = match w {
+            60 => &[
+                "built index ix_publication_jobs_lease_by_destination",
+                "  CONCURRENTLY",
+                "dropped index ix_publication_jobs_lease_destination:",
+                "  replaced by ix_publication_jobs_lease_by_destination",
+            ],
+            80 => &[
+                "built index ix_publication_jobs_lease_by_destination CONCURRENTLY",
+                "dropped index ix_publication_jobs_lease_destination: replaced by",
+                "  ix_publication_jobs_lease_by_destination",
+            ],
+            _ => &[
+                "built index ix_publication_jobs_lease_by_destination CONCURRENTLY",
+                "dropped index ix_publication_jobs_lease_destination: replaced by ix_publication_jobs_lease_by_destination",
+            ],
+        };
+        assert_eq!(built(&text), expected, "COLUMNS={w}:\n{text}");
+    }
+    // Run again: nothing was done, and it says so.
+    let text = fx.at(200, &["migrate"], 0);
+    assert!(text.trim_end().ends_with("; nothing to apply"), "{text}");
+}
+
 #[tokio::test]
 async fn remote_lookup_fits_every_width() {
     let fx = Fixture::new().await;
