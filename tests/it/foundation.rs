@@ -599,6 +599,12 @@ async fn migrate_applies_once_and_reports_status() {
         .all(|m| m["state"] == "applied" && m["applied_on"].is_string()));
 }
 
+/// The lease indexes as a reconctl before the index by destination left them: its
+/// predecessor (by lease expiry, then destination) and not it.
+pub(crate) const LEASE_INDEX_BEFORE: &str = "DROP INDEX ix_publication_jobs_lease_by_destination;
+     CREATE INDEX ix_publication_jobs_lease_destination
+         ON publication_jobs (lease_expires_at, destination) WHERE state = 'in_flight'";
+
 /// The index of each destination's expired leases is built by `migrate` itself, after the
 /// migrations, CONCURRENTLY (the workers write on), in place of its predecessor (by lease
 /// expiry, then destination), which it then drops. Missing, `doctor` says so and that
@@ -637,14 +643,7 @@ async fn migrate_builds_the_lease_index_by_destination_concurrently() {
     built().await;
 
     // As an earlier reconctl left it: doctor says what is missing and what builds it.
-    env.client
-        .batch_execute(
-            "DROP INDEX ix_publication_jobs_lease_by_destination;
-             CREATE INDEX ix_publication_jobs_lease_destination
-                 ON publication_jobs (lease_expires_at, destination) WHERE state = 'in_flight'",
-        )
-        .await
-        .unwrap();
+    env.client.batch_execute(LEASE_INDEX_BEFORE).await.unwrap();
     let v = env.run(&["doctor", "-o", "json"]).expect(1).json();
     let check = v["checks"]
         .as_array()

@@ -1206,11 +1206,7 @@ async fn migrate_says_what_it_built_at_every_width() {
     for w in WIDTHS {
         fx.env
             .client
-            .batch_execute(
-                "DROP INDEX ix_publication_jobs_lease_by_destination;
-                 CREATE INDEX ix_publication_jobs_lease_destination
-                     ON publication_jobs (lease_expires_at, destination) WHERE state = 'in_flight'",
-            )
+            .batch_execute(crate::foundation::LEASE_INDEX_BEFORE)
             .await
             .unwrap();
         let text = fx.at(w, &["migrate"], 0);
