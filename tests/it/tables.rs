@@ -1176,6 +1176,7 @@ async fn migrate_status_fits_every_width() {
          18  fold_every_group    applied  YYYY-MM-DDThh:mm:ssZ
          19  move_minutes        applied  YYYY-MM-DDThh:mm:ssZ
          20  unfolded_index      applied  YYYY-MM-DDThh:mm:ssZ
+         21  routine_events      applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }

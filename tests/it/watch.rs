@@ -577,6 +577,48 @@ async fn the_move_counts_equal_the_logs_count_at_every_window_edge_and_across_a_
     assert_eq!(want.len(), 10, "{want:?}");
 }
 
+/// V21: the move counters' trigger returns at once for a statement of routine events only
+/// (a worker's claim, renewal, mark_sent, complete), and a statement whose one counted event
+/// comes after routine ones is still counted: the test first looks at every row, not the
+/// first.
+#[tokio::test]
+async fn routine_statements_write_no_move_counter_and_a_late_counted_row_is_counted() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true;
+    let (a, _) = uncertain_at_two_destinations(&env).await;
+    let insert = |actions: &str| {
+        format!(
+            "INSERT INTO job_events (job_id, at, actor, action, from_state, to_state, from_version, to_version)
+             SELECT '{a}'::uuid, now(), 'w', action, 'uncertain', 'accepted', 1, 2
+             FROM unnest(ARRAY[{actions}]) WITH ORDINALITY AS x(action, k) ORDER BY k",
+            a = a.id
+        )
+    };
+    const ROWS: &str = "SELECT count(*) FROM job_move_counters";
+    let before = env.column::<i64>(ROWS).await[0];
+    env.client
+        .batch_execute(&insert(
+            "'reserve', 'claim', 'renew', 'mark_sent', 'complete'",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(env.column::<i64>(ROWS).await[0], before);
+    env.client
+        .batch_execute(&insert(
+            "'claim', 'renew', 'mark_sent', 'complete', 'timed_out'",
+        ))
+        .await
+        .unwrap();
+    let counted = env
+        .column::<i64>(
+            "SELECT sum(n)::bigint FROM job_move_counters WHERE action = 'timed_out' AND destination = 'cms-a'",
+        )
+        .await;
+    assert_eq!(counted, [1]);
+    let (got, want) = moves_both_ways(&env).await;
+    assert_eq!(got, want);
+}
+
 /// The minutes of `job_move_minutes` (V19) that differ from the sum of their folded ticks.
 pub(crate) const MISMATCHED: &str = "SELECT count(*) FROM (
      SELECT tick / 6 AS minute, action, destination, sum(n) AS n FROM job_move_counters

@@ -382,7 +382,8 @@ async fn an_owner_without_createrole_migrates() {
             "move_counters",
             "fold_every_group",
             "move_minutes",
-            "unfolded_index"
+            "unfolded_index",
+            "routine_events"
         ]
     );
     let grants = env
