@@ -15,16 +15,17 @@
 DO $$
 DECLARE
     s text := current_schema();
+    -- The counted actions (V17's list; src/jobs/query/moves.rs COUNTED), written once for
+    -- both the test and the upsert's filter.
+    counted text := $c$'timed_out', 'sweep_sent', 'sweep_unsent', 'reconcile_accepted',
+                       'reconcile_safe_to_retry', 'reconcile_conflict', 'mark_accepted',
+                       'mark_safe_to_retry', 'mark_failed', 'redrive'$c$;
 BEGIN
     EXECUTE format($f$
         CREATE OR REPLACE FUNCTION job_move_counters_insert() RETURNS trigger
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, %1$I, pg_temp AS $body$
         BEGIN
-            IF NOT EXISTS (SELECT 1 FROM new_rows r
-                           WHERE r.action IN ('timed_out', 'sweep_sent', 'sweep_unsent',
-                                              'reconcile_accepted', 'reconcile_safe_to_retry',
-                                              'reconcile_conflict', 'mark_accepted',
-                                              'mark_safe_to_retry', 'mark_failed', 'redrive')) THEN
+            IF NOT EXISTS (SELECT 1 FROM new_rows r WHERE r.action IN (%2$s)) THEN
                 RETURN NULL;
             END IF;
             INSERT INTO %1$I.job_move_counters AS c (tick, action, destination, slot, n)
@@ -33,15 +34,13 @@ BEGIN
                             (SELECT j.destination FROM %1$I.publication_jobs j WHERE j.id = r.job_id), ''),
                    (pg_current_xact_id()::text::bigint %% 16)::smallint, count(*)
             FROM new_rows r
-            WHERE r.action IN ('timed_out', 'sweep_sent', 'sweep_unsent', 'reconcile_accepted',
-                               'reconcile_safe_to_retry', 'reconcile_conflict', 'mark_accepted',
-                               'mark_safe_to_retry', 'mark_failed', 'redrive')
+            WHERE r.action IN (%2$s)
               AND r.at > now() - interval '2 hours'
             GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
             ON CONFLICT (tick, action, destination, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
             RETURN NULL;
         END;
         $body$
-    $f$, s);
+    $f$, s, counted);
 END
 $$;
