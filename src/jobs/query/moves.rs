@@ -20,10 +20,12 @@
 //!   already show it.
 //! * expired leases: per destination, its in_flight jobs whose lease expired before the
 //!   cutoff, from the counters, which are kept per minute of lease expiry (migrations/V10,
-//!   V14), and of the cutoff's own minute one side from
-//!   `ix_publication_jobs_lease_by_destination (destination, lease_expires_at)`: at most half
-//!   a minute of that destination's expiries, however many leases expired. Each destination's
-//!   oldest expiry is its first entry in that index, whatever the other destinations hold.
+//!   V14), and of the cutoff's own minute one side: one range of `ix_publication_jobs_lease`
+//!   (lease expiry) for all destinations, each row's destination read from the job (at most
+//!   half a minute of expiries, however many leases expired; see [`expired_leases_sql`] for
+//!   why not a range per destination). Each destination's oldest expiry is its first entry in
+//!   `ix_publication_jobs_lease_by_destination (destination, lease_expires_at)`, whatever the
+//!   other destinations hold.
 //!   Both readings are in one statement, one snapshot, so the sum is exact. Before the
 //!   counters are built, the expired leases are counted from the index instead.
 //!
