@@ -12,6 +12,7 @@ use tokio_postgres::Client;
 use crate::cms::{found, Cms};
 use crate::harness::*;
 use crate::inspect::bulk;
+use crate::reliability::roles::LoginUser;
 
 type Groups = BTreeMap<(String, String), i64>;
 
@@ -1642,4 +1643,129 @@ async fn the_move_counters_migration_counts_the_last_two_hours_of_the_log() {
             .await[0]
             > 0
     );
+}
+
+/// The counters' trigger functions run as the table's owner (SECURITY DEFINER) on every
+/// worker statement, and since V22 without a `SET search_path` of their own: every name in
+/// them is qualified. A worker owns a schema of look-alikes (`+`, `=`, `%`, `/`, `>`, `-`,
+/// `floor`, `now`, `pg_current_xact_id`, `sum`), each of which records who ran it, and puts it
+/// first in its search path, ahead of pg_catalog. Its own statements call them (as the worker:
+/// the proof that the look-alikes are live on that path); the triggers that its reservations,
+/// claims, renewals, mark_sents, completions and timeouts fire never do, and the counts stay
+/// exact. (With one `+` in job_counters_update left unqualified, this test fails.)
+#[tokio::test]
+async fn a_workers_search_path_never_runs_its_code_as_the_counters_owner() {
+    let env = TestEnv::new().await;
+    let worker_user = LoginUser::new("reconctl_worker").await;
+    env.client
+        .batch_execute(&format!(
+            "CREATE SCHEMA evil AUTHORIZATION {}",
+            worker_user.name
+        ))
+        .await
+        .unwrap();
+    let c = connect_url(&worker_user.url(&env.url)).await;
+    c.batch_execute(
+        r#"
+        CREATE TABLE evil.calls (who text NOT NULL, what text NOT NULL);
+        GRANT INSERT ON evil.calls TO PUBLIC;
+        CREATE FUNCTION evil.noted(what text) RETURNS void LANGUAGE sql
+            AS $$ INSERT INTO evil.calls VALUES (pg_catalog.current_user(), what) $$;
+        CREATE FUNCTION evil.plus(a bigint, b bigint) RETURNS bigint LANGUAGE plpgsql
+            AS $$ BEGIN PERFORM evil.noted('+'); RETURN a OPERATOR(pg_catalog.+) b; END $$;
+        CREATE OPERATOR evil.+ (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = evil.plus);
+        CREATE FUNCTION evil.eq(a text, b text) RETURNS boolean LANGUAGE plpgsql
+            AS $$ BEGIN PERFORM evil.noted('='); RETURN a OPERATOR(pg_catalog.=) b; END $$;
+        CREATE OPERATOR evil.= (LEFTARG = text, RIGHTARG = text, FUNCTION = evil.eq);
+        CREATE FUNCTION evil.modulo(a bigint, b bigint) RETURNS bigint LANGUAGE plpgsql
+            AS $$ BEGIN PERFORM evil.noted('%'); RETURN a OPERATOR(pg_catalog.%) b; END $$;
+        CREATE OPERATOR evil.% (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = evil.modulo);
+        CREATE FUNCTION evil.div(a numeric, b integer) RETURNS numeric LANGUAGE plpgsql
+            AS $$ BEGIN PERFORM evil.noted('/'); RETURN a OPERATOR(pg_catalog./) b; END $$;
+        CREATE OPERATOR evil./ (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = evil.div);
+        CREATE FUNCTION evil.later(a timestamptz, b timestamptz) RETURNS boolean LANGUAGE plpgsql
+            AS $$ BEGIN PERFORM evil.noted('>'); RETURN a OPERATOR(pg_catalog.>) b; END $$;
+        CREATE OPERATOR evil.> (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = evil.later);
+        CREATE FUNCTION evil.minus(a timestamptz, b interval) RETURNS timestamptz LANGUAGE plpgsql
+            AS $$ BEGIN PERFORM evil.noted('-'); RETURN a OPERATOR(pg_catalog.-) b; END $$;
+        CREATE OPERATOR evil.- (LEFTARG = timestamptz, RIGHTARG = interval, FUNCTION = evil.minus);
+        CREATE FUNCTION evil.floor(a numeric) RETURNS numeric LANGUAGE plpgsql
+            AS $$ BEGIN PERFORM evil.noted('floor'); RETURN pg_catalog.floor(a); END $$;
+        CREATE FUNCTION evil.now() RETURNS timestamptz LANGUAGE plpgsql
+            AS $$ BEGIN PERFORM evil.noted('now'); RETURN pg_catalog.now(); END $$;
+        CREATE FUNCTION evil.pg_current_xact_id() RETURNS xid8 LANGUAGE plpgsql
+            AS $$ BEGIN PERFORM evil.noted('pg_current_xact_id'); RETURN pg_catalog.pg_current_xact_id(); END $$;
+        CREATE FUNCTION evil.sum_step(s bigint, v integer) RETURNS bigint LANGUAGE plpgsql
+            AS $$ BEGIN PERFORM evil.noted('sum'); RETURN coalesce(s, 0) OPERATOR(pg_catalog.+) v; END $$;
+        CREATE AGGREGATE evil.sum(integer) (SFUNC = evil.sum_step, STYPE = bigint);
+        SET search_path = evil, pg_catalog, public;
+        "#,
+    )
+    .await
+    .unwrap();
+
+    // Twenty job lives, each write its own transaction: more than the 16 slots, so that the
+    // upserts' ON CONFLICT branches (`n = c.n + EXCLUDED.n`) run too, not only their inserts.
+    let lease = Duration::from_secs(300);
+    for i in 0..20 {
+        let article = format!("a{i}");
+        let end = if i % 2 == 0 { "complete" } else { "timed_out" };
+        let key = BusinessKey::new("t1", &article, "1", "cms-a");
+        worker::reserve(&c, &key, &payload_hash(article.as_bytes()), "publisher")
+            .await
+            .unwrap();
+        let job = worker::claim(&c, "w1", Duration::from_secs(60), Some("cms-a"))
+            .await
+            .unwrap()
+            .unwrap();
+        let job = worker::renew(&c, &job, lease).await.unwrap();
+        let job = worker::mark_sent(&c, &job).await.unwrap();
+        match end {
+            "complete" => worker::complete(&c, &job, "r1").await.map(drop).unwrap(),
+            _ => worker::timed_out(&c, &job, "send timed out")
+                .await
+                .map(drop)
+                .unwrap(),
+        }
+    }
+
+    let calls: Vec<(String, String, i64)> = env
+        .client
+        .query(
+            "SELECT who, what, count(*) FROM evil.calls GROUP BY 1, 2 ORDER BY 1, 2",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert!(
+        calls
+            .iter()
+            .any(|(who, what, _)| who == &worker_user.name && what == "="),
+        "the look-alikes are live on the worker's path (its own statements ran them): {calls:?}"
+    );
+    let foreign: Vec<_> = calls
+        .iter()
+        .filter(|(who, _, _)| who != &worker_user.name)
+        .collect();
+    assert!(
+        foreign.is_empty(),
+        "the worker's code ran as another role: {foreign:?}"
+    );
+    assert_exact(&env, "a worker's moves on a hostile search path").await;
+    assert_eq!(
+        env.count(
+            "SELECT coalesce(sum(n), 0)::bigint FROM job_move_counters
+             WHERE action = 'timed_out' AND destination = 'cms-a'"
+        )
+        .await,
+        10,
+        "the timeouts counted, by the qualified move counters' trigger"
+    );
+    env.client
+        .batch_execute("DROP SCHEMA evil CASCADE")
+        .await
+        .unwrap();
 }

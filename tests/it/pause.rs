@@ -16,6 +16,7 @@ use tokio_postgres::Client;
 
 use crate::harness::*;
 use crate::plan;
+use crate::reliability::roles::LoginUser;
 
 use State::*;
 
@@ -1045,52 +1046,6 @@ async fn on_a_terminal_pause_shows_the_destination_and_asks_no_keeps_yes_pauses(
 // ---------------------------------------------------------------------------------------
 // Roles
 // ---------------------------------------------------------------------------------------
-
-/// A login user in one role, dropped when the test ends.
-struct LoginUser {
-    name: String,
-}
-
-impl LoginUser {
-    async fn new(role: &str) -> LoginUser {
-        let name = format!(
-            "pz_{}_{}",
-            role.trim_start_matches("reconctl_"),
-            &uuid::Uuid::new_v4().simple().to_string()[..10]
-        );
-        connect_url(&admin_url())
-            .await
-            .batch_execute(&format!("CREATE ROLE {name} LOGIN IN ROLE {role}"))
-            .await
-            .expect("create a login user");
-        LoginUser { name }
-    }
-
-    fn url(&self, url: &str) -> String {
-        let mut u = url::Url::parse(url).expect("test URL");
-        u.set_username(&self.name).unwrap();
-        u.to_string()
-    }
-}
-
-impl Drop for LoginUser {
-    fn drop(&mut self) {
-        let name = self.name.clone();
-        let _ = std::thread::spawn(move || {
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap()
-                .block_on(async move {
-                    let _ = connect_url(&admin_url())
-                        .await
-                        .batch_execute(&format!("DROP ROLE IF EXISTS {name}"))
-                        .await;
-                })
-        })
-        .join();
-    }
-}
 
 fn as_user(env: &TestEnv, user: &LoginUser, args: &[&str]) -> Run {
     Run(env

@@ -804,7 +804,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(a.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      21 applied, 0 pending, 0 divergent, 0 unknown to this
+      22 applied, 0 pending, 0 divergent, 0 unknown to this
         reconctl
     [index rows]
     pause cms-b                                      ok
@@ -823,7 +823,7 @@ async fn doctor_fits_every_width() {
     insta::assert_snapshot!(b.0, @"
     CHECK                                            RESULT
     migrations                                       ok
-      21 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+      22 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok
       paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none
@@ -839,7 +839,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(c.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      21 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      22 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers
                                                              claim none of its jobs): CMS answers 503 since the 14:00
@@ -853,7 +853,7 @@ async fn doctor_fits_every_width() {
     ");
     insta::assert_snapshot!(d.0, @"
     CHECK                                            RESULT  DETAIL
-    migrations                                       ok      21 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
+    migrations                                       ok      22 applied, 0 pending, 0 divergent, 0 unknown to this reconctl
     [index rows]
     pause cms-b                                      ok      paused by alice@ops-laptop-7 for 2h 15m, until resumed (workers claim none of its jobs): CMS answers 503 since the 14:00 deploy; vendor ticket
                                                              INC-4711, do not resume before they confirm
@@ -1177,6 +1177,7 @@ async fn migrate_status_fits_every_width() {
          19  move_minutes        applied  YYYY-MM-DDThh:mm:ssZ
          20  unfolded_index      applied  YYYY-MM-DDThh:mm:ssZ
          21  routine_events      applied  YYYY-MM-DDThh:mm:ssZ
+         22  qualified_triggers  applied  YYYY-MM-DDThh:mm:ssZ
     ");
     fx.same_in_pty(&["migrate", "status"], 0);
 }

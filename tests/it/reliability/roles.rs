@@ -383,7 +383,8 @@ async fn an_owner_without_createrole_migrates() {
             "fold_every_group",
             "move_minutes",
             "unfolded_index",
-            "routine_events"
+            "routine_events",
+            "qualified_triggers"
         ]
     );
     let grants = env
