@@ -7,7 +7,13 @@
 //! rounds alternate "with" and "without" (the counter triggers disabled by ALTER TABLE, as
 //! the table's owner) in ABBA order, so that whatever drifts during the run (the claim
 //! index's dead entries, a shared machine's load) drifts for both alike.
-//! Prints jobs per second per round and the ratio of the medians.
+//! Prints jobs per second per round, then the ratio: for each block of four rounds (with,
+//! without, without, with, or the reverse) the block's jobs with over its jobs without, and
+//! the median of those. A block's four rounds are seconds apart, so a drift over the run
+//! cancels inside each block; on a two-core machine adjacent rounds of one kind differ by up
+//! to 25 %, and the rounds drift by as much over a minute (the claim's walk over dead index
+//! entries grows and shrinks), which moved the former figure, the ratio of the two sides'
+//! medians, by ±0.1 from run to run. That figure is printed beside it.
 //!
 //! With `renew`, each job's life has a fourth write: claimed with a one-minute lease, then
 //! `worker::renew`ed to five minutes before `mark_sent`. Every renewal moves its job to
@@ -70,6 +76,8 @@ async fn main() -> reconctl::Result<()> {
     let admin = target.connect().await?;
     let mut with = Vec::new();
     let mut without = Vec::new();
+    // Per ABBA block of four rounds: (jobs with, jobs without).
+    let mut blocks: Vec<(f64, f64)> = Vec::new();
     for round in 0..rounds * 2 {
         // ABBA: with, without, without, with, ... so that a drift over the run (the claim
         // index filling with dead entries, a neighbour's load) favours neither side.
@@ -110,20 +118,49 @@ async fn main() -> reconctl::Result<()> {
             round / 2 + 1,
             if on { "with   " } else { "without" }
         );
+        if round % 4 == 0 {
+            blocks.push((0.0, 0.0));
+        }
+        let block = blocks.last_mut().expect("a block");
         if on {
             with.push(rate);
+            block.0 += rate;
         } else {
             without.push(rate);
+            block.1 += rate;
         }
     }
     set_counters(&admin, true).await?;
     let median = |v: &mut Vec<f64>| {
         v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        v[v.len() / 2]
+        let n = v.len();
+        if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
     };
     let (w, wo) = (median(&mut with), median(&mut without));
+    // Whole blocks only (an odd ROUNDS leaves a last pair, one round of each side in one
+    // order: a drift would count for one side).
+    let mut ratios: Vec<f64> = blocks
+        .iter()
+        .take(rounds / 2)
+        .map(|(w, wo)| w / wo)
+        .collect();
+    let shown: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+    let by_block = if ratios.is_empty() {
+        "no whole ABBA block: ROUNDS < 2".to_string()
+    } else {
+        format!(
+            "{:.2}x, the median of {} ABBA blocks ({})",
+            median(&mut ratios),
+            ratios.len(),
+            shown.join(" ")
+        )
+    };
     println!(
-        "worker throughput ({life}): with counters {w:.0} jobs/s, without {wo:.0} jobs/s: {:.2}x",
+        "worker throughput ({life}): {by_block}; medians with counters {w:.0} jobs/s, without {wo:.0} jobs/s: {:.2}x",
         w / wo
     );
     Ok(())
