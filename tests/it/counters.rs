@@ -1028,6 +1028,74 @@ async fn the_part_of_the_cutoffs_minute_is_one_range_for_every_destination() {
     }
 }
 
+/// `check` reports one figure for the stuck leases, so it reads them without their
+/// destinations: of the cutoff's minute, one range of `ix_publication_jobs_lease` counted from
+/// the index alone (no visit to the table once its pages are all-visible; per destination each
+/// row of the range was one), and the oldest expiry is one probe of the same index, not one per
+/// destination. 20 destinations' leases expire through the last ten minutes, so the cutoffs
+/// fall among them on either side of their minute's middle; each total is exact.
+#[tokio::test]
+async fn check_counts_the_stuck_leases_of_every_destination_from_the_lease_index_alone() {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+    in_flight_expiring(&env.client, "p-", 4_000, 20, "(i * 0.15) % 600").await;
+    env.client
+        .batch_execute("VACUUM ANALYZE publication_jobs")
+        .await
+        .unwrap();
+    // Each scan of publication_jobs: node type, index, heap fetches, loops.
+    fn scans(plan: &Value, out: &mut Vec<(String, String, f64, f64)>) {
+        if plan["Relation Name"].as_str() == Some("publication_jobs") {
+            out.push((
+                plan["Node Type"].as_str().unwrap_or("").to_string(),
+                plan["Index Name"].as_str().unwrap_or("").to_string(),
+                plan["Heap Fetches"].as_f64().unwrap_or(-1.0),
+                plan["Actual Loops"].as_f64().unwrap_or(0.0),
+            ));
+        }
+        for p in plan["Plans"].as_array().into_iter().flatten() {
+            scans(p, out);
+        }
+    }
+    let index = "ix_publication_jobs_lease".to_string();
+    for secs in [100, 115, 130, 145, 160, 175, 190, 205] {
+        let ago = Duration::from_secs(secs);
+        let sql = reconctl::jobs::query::moves::expired_lease_total_sql(ago);
+        let plan = crate::plan::explain(&env.client, &sql.text, &sql.params(), true).await;
+        let mut read = Vec::new();
+        scans(&plan, &mut read);
+        read.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            read,
+            [
+                ("Index Only Scan".to_string(), index.clone(), 0.0, 1.0),
+                ("Index Only Scan".to_string(), index.clone(), 0.0, 1.0),
+            ],
+            "{secs}s: the part and the oldest, each one read of the lease index\n{plan:#}"
+        );
+        let before = stuck_count(&env.client, secs).await;
+        let (got, oldest) = reconctl::jobs::query::moves::expired_lease_total(&env.client, ago)
+            .await
+            .unwrap();
+        let after = stuck_count(&env.client, secs).await;
+        assert!(
+            (before..=after).contains(&got),
+            "{secs}s: {got} against the table's {before}..{after}"
+        );
+        let want: Option<chrono::DateTime<chrono::Utc>> = env
+            .client
+            .query_one(
+                "SELECT min(lease_expires_at) FROM publication_jobs
+                 WHERE state = 'in_flight' AND lease_expires_at < now() - make_interval(secs => $1::float8)",
+                &[&(secs as f64)],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(oldest, want, "{secs}s: the oldest expiry");
+    }
+}
+
 /// `n` in_flight jobs `{prefix}1`…`{prefix}n` over `destinations` destinations, job `i`'s
 /// lease expired `ago_secs` (SQL of `i`) seconds ago: negative is a live lease.
 async fn in_flight_expiring(c: &Client, prefix: &str, n: i64, destinations: i64, ago_secs: &str) {

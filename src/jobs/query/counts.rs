@@ -325,9 +325,9 @@ pub async fn health<C: GenericClient>(
     // they are, but for the moments between V10 and migrate's build, when the scan runs
     // after (one statement planned in the common case, not two, and no round trip first).
     let counted = health_sql(stuck_after, uncertain_after);
-    let (counted, leases) = futures::try_join!(
+    let (counted, (expired_leases, oldest_expired_lease)) = futures::try_join!(
         async { Ok::<_, Error>(counted.query_typed(client).await?) },
-        super::moves::expired_leases(client, stuck_after),
+        super::moves::expired_lease_total(client, stuck_after),
     )?;
     let clock = counted
         .first()
@@ -351,8 +351,8 @@ pub async fn health<C: GenericClient>(
         oldest_conflict: None,
         waiting: 0,
         oldest_waiting: None,
-        expired_leases: leases.iter().map(|g| g.count).sum(),
-        oldest_expired_lease: leases.iter().map(|g| g.oldest_expired_at).min(),
+        expired_leases,
+        oldest_expired_lease,
         waiting_paused: 0,
     };
     let earliest = |a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>| match (a, b) {

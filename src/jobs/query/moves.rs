@@ -306,6 +306,58 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
     sql
 }
 
+/// `$1` seconds. For `check`, which reports one figure: the in_flight jobs whose lease
+/// expired more than that long ago, all destinations together, and the oldest such expiry.
+/// Read as [`expired_leases_sql`] reads them (the minutes before the cutoff's from the
+/// counters, of the cutoff's own minute the shorter side, exact in one snapshot), but without
+/// the destination, which the total does not need: the side is counted from
+/// `ix_publication_jobs_lease` alone (an index-only scan, where the table's pages are
+/// all-visible; per destination each of its rows was a visit to the table, 154 of them at 10M
+/// jobs in `scripts/bench-counters`, ten times as many as at 1M), and the oldest expiry is
+/// that index's first entry before the cutoff: one probe, not one per destination.
+/// The first column says whether the counters are built, as in [`expired_leases_sql`].
+pub fn expired_lease_total_sql(ago: std::time::Duration) -> Sql {
+    let mut sql = Sql::new();
+    let secs = sql.bind(ago.as_secs_f64());
+    let cutoff = format!("(now() - make_interval(secs => {secs}::float8))");
+    let minute = format!("floor(extract(epoch FROM {cutoff}) / 60)");
+    let counted = format!("(SELECT {minute}::bigint)");
+    let leased = State::leased().literal();
+    let part = |from: &str, to: &str| {
+        format!(
+            "(SELECT count(*) FROM publication_jobs j \
+              WHERE j.state = {leased} \
+                AND j.lease_expires_at >= {from} AND j.lease_expires_at < {to})"
+        )
+    };
+    let n = if cutoff_in_first_half(ago, Utc::now()) {
+        format!(
+            "f.past + {}",
+            part(&format!("to_timestamp({minute} * 60)"), &cutoff)
+        )
+    } else {
+        format!(
+            "f.past + f.now - {}",
+            part(&cutoff, &format!("to_timestamp(({minute} + 1) * 60)"))
+        )
+    };
+    sql.text = crate::jobs::counters::beside_built(
+        "e.n, e.oldest",
+        &format!(
+            "SELECT {n} AS n, \
+                    (SELECT j.lease_expires_at FROM publication_jobs j \
+                     WHERE j.state = {leased} AND j.lease_expires_at < {cutoff} \
+                     ORDER BY j.lease_expires_at LIMIT 1) AS oldest \
+             FROM (SELECT coalesce(sum(n) FILTER (WHERE lease_minute < {counted}), 0)::bigint AS past, \
+                          coalesce(sum(n) FILTER (WHERE lease_minute = {counted}), 0)::bigint AS now \
+                   FROM job_counters \
+                   WHERE state = {leased} AND lease_minute <= {counted}) f"
+        ),
+        "e",
+    );
+    sql
+}
+
 /// [`expired_leases_sql`] before the counters are built: the expired leases of
 /// `ix_publication_jobs_lease_by_destination`, grouped. The same columns, the first `true`.
 pub fn expired_leases_scan_sql(ago: std::time::Duration) -> Sql {
@@ -450,6 +502,29 @@ pub async fn expired_leases<C: GenericClient>(
     }
     out.sort_by(|a, b| a.destination.cmp(&b.destination));
     Ok(out)
+}
+
+/// The leases expired more than `ago` ago, all destinations together, and the oldest expiry
+/// among them ([`expired_lease_total_sql`]; before the counters are built, the scan of
+/// [`expired_leases_scan_sql`], summed).
+pub async fn expired_lease_total<C: GenericClient>(
+    client: &C,
+    ago: std::time::Duration,
+) -> Result<(i64, Option<DateTime<Utc>>)> {
+    let rows = expired_lease_total_sql(ago).query_typed(client).await?;
+    let row = rows
+        .first()
+        .ok_or_else(|| crate::error::Error::bug("the expired-lease total returned no row"))?;
+    if row.try_get::<_, bool>(0)? {
+        return Ok((row.try_get(1)?, row.try_get(2)?));
+    }
+    let (mut n, mut oldest) = (0, None::<DateTime<Utc>>);
+    for r in expired_leases_scan_sql(ago).query_typed(client).await? {
+        n += r.try_get::<_, i64>(2)?;
+        let at: DateTime<Utc> = r.try_get(3)?;
+        oldest = Some(oldest.map_or(at, |o| o.min(at)));
+    }
+    Ok((n, oldest))
 }
 
 /// What happened recently: the moves per action and destination, the expired leases.
