@@ -29,7 +29,7 @@ pub struct LeasesArgs {
     #[arg(long, default_value = "0s", value_name = "DUR")]
     pub grace: HumanDuration,
     /// Jobs per transaction
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=10_000), value_name = "N")]
+    #[arg(long, default_value_t = crate::jobs::sweep::DEFAULT_BATCH, value_parser = clap::value_parser!(u32).range(1..=10_000), value_name = "N")]
     pub batch: u32,
     /// Move at most this many jobs in this run
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "N")]
