@@ -65,12 +65,12 @@ pub struct SweepOptions {
 
 /// Jobs per batch unless told otherwise. Each batch holds its jobs' row locks for as long as
 /// its statement runs: a worker whose lease expired and that writes to a job of the batch
-/// waits that long (at most 106–114 ms at 1 000 on a two-core machine, 52–80 ms at 500, in
+/// waits that long (at most 91–135 ms at 1 000 on a two-core machine, 52–80 ms at 500, in
 /// `scripts/bench-sweep`), and a claiming worker, which skips locked rows, not at all (at most
-/// 8.3 ms either way, its own scheduling). Each batch also costs about 19 ms of its own beyond
-/// its rows (100 000 leases: 12.8 s in 200 batches of 500, 10.9 s in 100 of 1 000, against
-/// 7.9 s for one set-based statement), so 1 000, not 500: 1.36× that statement instead of
-/// 1.62×.
+/// 8.4 ms either way, its own scheduling). Each batch also costs about 19 ms of its own beyond
+/// its rows (100 000 leases: 12.8 s in 200 batches of 500, 10.4 s in 100 of 1 000, against
+/// 7.5–7.9 s for one set-based statement), so 1 000, not 500: 1.41× that statement (median of
+/// three pairs) instead of 1.62×.
 pub const DEFAULT_BATCH: u32 = 1000;
 
 impl SweepOptions {
