@@ -225,6 +225,47 @@ pub fn edges_sql(edges: &[Edge]) -> Sql {
     sql
 }
 
+/// What both expired-lease statements ([`expired_leases_sql`], [`expired_lease_total_sql`])
+/// are written from: the statement with `$1` (seconds) bound, the cutoff as SQL, the cutoff's
+/// minute for the counter rows, the in_flight literal, and the shorter side of the cutoff's
+/// minute (`from` ≤ expiry < `to`): before the cutoff when it falls in the first half of its
+/// minute by this machine's clock (its count is added), else after it (taken from the
+/// minute's count).
+struct LeaseTerms {
+    sql: Sql,
+    cutoff: String,
+    counted: String,
+    leased: String,
+    first_half: bool,
+    from: String,
+    to: String,
+}
+
+fn lease_terms(ago: std::time::Duration) -> LeaseTerms {
+    let mut sql = Sql::new();
+    let secs = sql.bind(ago.as_secs_f64());
+    let cutoff = format!("(now() - make_interval(secs => {secs}::float8))");
+    let minute = format!("floor(extract(epoch FROM {cutoff}) / 60)");
+    // The same minute for the counter rows: computed once (an InitPlan) as a bigint, so each
+    // row is compared as it is stored, and only the minutes up to the cutoff's are read.
+    let counted = format!("(SELECT {minute}::bigint)");
+    let first_half = cutoff_in_first_half(ago, Utc::now());
+    let (from, to) = if first_half {
+        (format!("to_timestamp({minute} * 60)"), cutoff.clone())
+    } else {
+        (cutoff.clone(), format!("to_timestamp(({minute} + 1) * 60)"))
+    };
+    LeaseTerms {
+        sql,
+        cutoff,
+        counted,
+        leased: State::leased().literal().to_string(),
+        first_half,
+        from,
+        to,
+    }
+}
+
 /// `$1` seconds. Per destination: in_flight jobs whose lease expired more than that long ago
 /// (0: expired at all, for `status -v` and `metrics`; `--stuck-after`, for `check`, which sums
 /// the rows), and when the oldest expired. From the in_flight counters, which are kept per
@@ -254,34 +295,27 @@ pub fn edges_sql(edges: &[Edge]) -> Sql {
 /// value it would guess at a third of the in_flight jobs). Only the counter rows' minute is
 /// computed once (they are few, and read in full).
 pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
-    let mut sql = Sql::new();
-    let secs = sql.bind(ago.as_secs_f64());
-    let cutoff = format!("(now() - make_interval(secs => {secs}::float8))");
-    let minute = format!("floor(extract(epoch FROM {cutoff}) / 60)");
-    // The same minute for the counter rows: computed once (an InitPlan) as a bigint, so each
-    // row is compared as it is stored, and only the minutes up to the cutoff's are read.
-    let counted = format!("(SELECT {minute}::bigint)");
-    let leased = State::leased().literal();
+    let LeaseTerms {
+        mut sql,
+        cutoff,
+        counted,
+        leased,
+        first_half,
+        from,
+        to,
+    } = lease_terms(ago);
     // Every destination's expiries in one part of the cutoff's minute: one short range of
     // the lease index, grouped (a destination with none there has no row: 0).
-    let part = |from: &str, to: &str| {
-        format!(
-            "SELECT j.destination, count(*) AS n FROM publication_jobs j \
-             WHERE j.state = {leased} \
-               AND j.lease_expires_at >= {from} AND j.lease_expires_at < {to} \
-             GROUP BY j.destination"
-        )
-    };
-    let (n, side) = if cutoff_in_first_half(ago, Utc::now()) {
-        (
-            "f.past + coalesce(p.n, 0)",
-            part(&format!("to_timestamp({minute} * 60)"), &cutoff),
-        )
+    let side = format!(
+        "SELECT j.destination, count(*) AS n FROM publication_jobs j \
+         WHERE j.state = {leased} \
+           AND j.lease_expires_at >= {from} AND j.lease_expires_at < {to} \
+         GROUP BY j.destination"
+    );
+    let n = if first_half {
+        "f.past + coalesce(p.n, 0)"
     } else {
-        (
-            "f.past + f.now - coalesce(p.n, 0)",
-            part(&cutoff, &format!("to_timestamp(({minute} + 1) * 60)")),
-        )
+        "f.past + f.now - coalesce(p.n, 0)"
     };
     sql.text = crate::jobs::counters::beside_built(
         "e.destination, e.n, e.oldest",
@@ -317,29 +351,24 @@ pub fn expired_leases_sql(ago: std::time::Duration) -> Sql {
 /// that index's first entry before the cutoff: one probe, not one per destination.
 /// The first column says whether the counters are built, as in [`expired_leases_sql`].
 pub fn expired_lease_total_sql(ago: std::time::Duration) -> Sql {
-    let mut sql = Sql::new();
-    let secs = sql.bind(ago.as_secs_f64());
-    let cutoff = format!("(now() - make_interval(secs => {secs}::float8))");
-    let minute = format!("floor(extract(epoch FROM {cutoff}) / 60)");
-    let counted = format!("(SELECT {minute}::bigint)");
-    let leased = State::leased().literal();
-    let part = |from: &str, to: &str| {
-        format!(
-            "(SELECT count(*) FROM publication_jobs j \
-              WHERE j.state = {leased} \
-                AND j.lease_expires_at >= {from} AND j.lease_expires_at < {to})"
-        )
-    };
-    let n = if cutoff_in_first_half(ago, Utc::now()) {
-        format!(
-            "f.past + {}",
-            part(&format!("to_timestamp({minute} * 60)"), &cutoff)
-        )
+    let LeaseTerms {
+        mut sql,
+        cutoff,
+        counted,
+        leased,
+        first_half,
+        from,
+        to,
+    } = lease_terms(ago);
+    let side = format!(
+        "(SELECT count(*) FROM publication_jobs j \
+          WHERE j.state = {leased} \
+            AND j.lease_expires_at >= {from} AND j.lease_expires_at < {to})"
+    );
+    let n = if first_half {
+        format!("f.past + {side}")
     } else {
-        format!(
-            "f.past + f.now - {}",
-            part(&cutoff, &format!("to_timestamp(({minute} + 1) * 60)"))
-        )
+        format!("f.past + f.now - {side}")
     };
     sql.text = crate::jobs::counters::beside_built(
         "e.n, e.oldest",
