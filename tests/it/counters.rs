@@ -1043,20 +1043,6 @@ async fn check_counts_the_stuck_leases_of_every_destination_from_the_lease_index
         .batch_execute("VACUUM ANALYZE publication_jobs")
         .await
         .unwrap();
-    // Each scan of publication_jobs: node type, index, heap fetches, loops.
-    fn scans(plan: &Value, out: &mut Vec<(String, String, f64, f64)>) {
-        if plan["Relation Name"].as_str() == Some("publication_jobs") {
-            out.push((
-                plan["Node Type"].as_str().unwrap_or("").to_string(),
-                plan["Index Name"].as_str().unwrap_or("").to_string(),
-                plan["Heap Fetches"].as_f64().unwrap_or(-1.0),
-                plan["Actual Loops"].as_f64().unwrap_or(0.0),
-            ));
-        }
-        for p in plan["Plans"].as_array().into_iter().flatten() {
-            scans(p, out);
-        }
-    }
     // Whether VACUUM could mark every page all-visible: not while another session of the
     // cluster holds the horizon back (in CI, a standby's feedback or a concurrent test's
     // snapshot). The scans are index-only either way; with every page all-visible they must
@@ -1075,11 +1061,14 @@ async fn check_counts_the_stuck_leases_of_every_destination_from_the_lease_index
         let ago = Duration::from_secs(secs);
         let sql = reconctl::jobs::query::moves::expired_lease_total_sql(ago);
         let plan = crate::plan::explain(&env.client, &sql.text, &sql.params(), true).await;
-        let mut read = Vec::new();
-        scans(&plan, &mut read);
+        // Each scan of publication_jobs.
+        let read: Vec<_> = crate::plan::nodes(&plan)
+            .into_iter()
+            .filter(|n| n.relation == "publication_jobs")
+            .collect();
         let shape: Vec<_> = read
             .iter()
-            .map(|(node, index, _, loops)| (node.as_str(), index.as_str(), *loops))
+            .map(|n| (n.kind.as_str(), n.index.as_str(), n.loops))
             .collect();
         assert_eq!(
             shape,
@@ -1091,7 +1080,7 @@ async fn check_counts_the_stuck_leases_of_every_destination_from_the_lease_index
         );
         if all_visible {
             assert!(
-                read.iter().all(|(_, _, fetches, _)| *fetches == 0.0),
+                read.iter().all(|n| n.heap_fetches == Some(0.0)),
                 "{secs}s: every page all-visible, yet the table was visited: {read:?}\n{plan:#}"
             );
         }

@@ -15,6 +15,10 @@ pub struct Node {
     pub rows: f64,
     /// With ANALYZE: the rows it returned plus those its filter removed, over all its loops.
     pub read: f64,
+    /// With ANALYZE: how many times it ran.
+    pub loops: f64,
+    /// With ANALYZE, of an index-only scan: the rows it had to look up in the table.
+    pub heap_fetches: Option<f64>,
 }
 
 /// Every node of a plan (the `Plan` member of EXPLAIN's document), parents before children.
@@ -33,6 +37,8 @@ fn walk(plan: &Value, out: &mut Vec<Node>) {
         index: s("Index Name"),
         rows: plan["Plan Rows"].as_f64().unwrap_or(f64::MAX),
         read: (n("Actual Rows") + n("Rows Removed by Filter")) * n("Actual Loops"),
+        loops: n("Actual Loops"),
+        heap_fetches: plan["Heap Fetches"].as_f64(),
     });
     if let Some(children) = plan["Plans"].as_array() {
         for c in children {
