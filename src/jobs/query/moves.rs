@@ -518,8 +518,14 @@ pub async fn expired_leases<C: GenericClient>(
     if !rows.first().map_or(Ok(true), |r| r.try_get::<_, bool>(0))? {
         rows = expired_leases_scan_sql(ago).query_typed(client).await?;
     }
+    lease_groups(&rows)
+}
+
+/// The groups of [`expired_leases_sql`]'s or [`expired_leases_scan_sql`]'s rows (built,
+/// destination, count, oldest), by destination.
+fn lease_groups(rows: &[tokio_postgres::Row]) -> Result<Vec<ExpiredLeaseGroup>> {
     let mut out = Vec::with_capacity(rows.len());
-    for r in &rows {
+    for r in rows {
         // The row of NULLs: no lease expired.
         if let Some(destination) = r.try_get::<_, Option<String>>(1)? {
             out.push(ExpiredLeaseGroup {
@@ -547,13 +553,11 @@ pub async fn expired_lease_total<C: GenericClient>(
     if row.try_get::<_, bool>(0)? {
         return Ok((row.try_get(1)?, row.try_get(2)?));
     }
-    let (mut n, mut oldest) = (0, None::<DateTime<Utc>>);
-    for r in expired_leases_scan_sql(ago).query_typed(client).await? {
-        n += r.try_get::<_, i64>(2)?;
-        let at: DateTime<Utc> = r.try_get(3)?;
-        oldest = Some(oldest.map_or(at, |o| o.min(at)));
-    }
-    Ok((n, oldest))
+    let groups = lease_groups(&expired_leases_scan_sql(ago).query_typed(client).await?)?;
+    Ok((
+        groups.iter().map(|g| g.count).sum(),
+        groups.iter().map(|g| g.oldest_expired_at).min(),
+    ))
 }
 
 /// What happened recently: the moves per action and destination, the expired leases.
