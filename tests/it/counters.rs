@@ -962,13 +962,7 @@ async fn expired_leases_of_one_destination_are_read_apart_from_anothers_backlog(
 /// their minute's middle; each is counted exactly.
 #[tokio::test]
 async fn the_part_of_the_cutoffs_minute_is_one_range_for_every_destination() {
-    let mut env = TestEnv::new().await;
-    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
-    in_flight_expiring(&env.client, "p-", 4_000, 20, "(i * 0.15) % 600").await;
-    env.client
-        .batch_execute("VACUUM ANALYZE publication_jobs")
-        .await
-        .unwrap();
+    let env = leases_through_the_last_ten_minutes().await;
     // Each scan of publication_jobs: its index, whether its range has both bounds (the part
     // of the minute) or only the cutoff (an oldest expiry), and its loops.
     fn scans(plan: &Value, out: &mut Vec<(String, bool, f64)>) {
@@ -1036,13 +1030,7 @@ async fn the_part_of_the_cutoffs_minute_is_one_range_for_every_destination() {
 /// fall among them on either side of their minute's middle; each total is exact.
 #[tokio::test]
 async fn check_counts_the_stuck_leases_of_every_destination_from_the_lease_index_alone() {
-    let mut env = TestEnv::new().await;
-    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
-    in_flight_expiring(&env.client, "p-", 4_000, 20, "(i * 0.15) % 600").await;
-    env.client
-        .batch_execute("VACUUM ANALYZE publication_jobs")
-        .await
-        .unwrap();
+    let env = leases_through_the_last_ten_minutes().await;
     // Whether VACUUM could mark every page all-visible: not while another session of the
     // cluster holds the horizon back (in CI, a standby's feedback or a concurrent test's
     // snapshot). The scans are index-only either way; with every page all-visible they must
@@ -1105,6 +1093,20 @@ async fn check_counts_the_stuck_leases_of_every_destination_from_the_lease_index
             .get(0);
         assert_eq!(oldest, want, "{secs}s: the oldest expiry");
     }
+}
+
+/// 4 000 in_flight jobs of 20 destinations whose leases expired through the last ten
+/// minutes (one every 0.15 s), vacuumed and analyzed: cutoffs of 100–205 s fall among them on
+/// either side of their minute's middle.
+async fn leases_through_the_last_ten_minutes() -> TestEnv {
+    let mut env = TestEnv::new().await;
+    env.skip_invariants = true; // plain SQL writes jobs without their events, on purpose
+    in_flight_expiring(&env.client, "p-", 4_000, 20, "(i * 0.15) % 600").await;
+    env.client
+        .batch_execute("VACUUM ANALYZE publication_jobs")
+        .await
+        .unwrap();
+    env
 }
 
 /// `n` in_flight jobs `{prefix}1`…`{prefix}n` over `destinations` destinations, job `i`'s
