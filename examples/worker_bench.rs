@@ -48,8 +48,9 @@ const TRIGGERS: [(&str, &str); 5] = [
 ];
 
 /// The CPU time (user and system, seconds) the backend `pid` has used, from /proc: `None` where
-/// it is not a PostgreSQL process of this machine (a server elsewhere), so that no other
-/// process's time is ever taken for it.
+/// no PostgreSQL process of this machine has that pid (a server elsewhere). The benches run
+/// their server here; against a remote server a local postgres process that happened to have
+/// the same pid would be read instead, so read these figures only from a local server.
 fn backend_cpu_seconds(pid: i32) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let (head, rest) = stat.rsplit_once(") ")?;
@@ -207,7 +208,7 @@ async fn main() -> reconctl::Result<()> {
     if !cpu_with.is_empty() && !cpu_without.is_empty() {
         let (cw, cwo) = (median(&mut cpu_with), median(&mut cpu_without));
         println!(
-            "worker server CPU ({life}): {cw:.2} ms a job with counters, {cwo:.2} without (medians of the rounds, the workers' backends): +{:.0} us a job, {:.2}x",
+            "worker server CPU ({life}): {cw:.2} ms a job with counters, {cwo:.2} without (medians of the rounds, the workers' backends): {:+.0} us a job, {:.2}x",
             (cw - cwo) * 1000.0,
             cwo / cw
         );
