@@ -342,7 +342,7 @@ pub async fn sweep_with_progress<C: GenericClient>(
         }
         let batch = match run_batch(client, &stmt, opts, &grace_text, cutoff, cursor, want).await {
             Ok(b) => b,
-            Err(e) => return Err(partial_failure(e, &mut report, started)),
+            Err(e) => return Err(partial_failure(e, &mut report, started, Failed::Batch)),
         };
         report.batches += 1;
         report.to_pending += batch.unsent;
@@ -361,7 +361,11 @@ pub async fn sweep_with_progress<C: GenericClient>(
     if !opts.dry_run && !opts.read_only {
         // The in_flight counters of the minutes that are past folded into one row each
         // (migrations/V14), so what status sums stays a few rows per destination.
-        crate::jobs::counters::fold(client).await?;
+        // Every batch is committed by now: a failure here (the connection lost, say) must
+        // still say what the sweep moved.
+        if let Err(e) = crate::jobs::counters::fold(client).await {
+            return Err(partial_failure(e, &mut report, started, Failed::Fold));
+        }
     }
     report.elapsed_ms = elapsed_ms(started);
     Ok(report)
@@ -442,20 +446,36 @@ fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// A batch failed: it changed nothing, but the batches before it are committed. Say so, and
-/// carry the counts so far (`-o json` shows them under `detail`).
-fn partial_failure(err: Error, report: &mut SweepReport, started: Instant) -> Error {
+/// What failed after the sweep had begun.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Failed {
+    /// A batch: it changed nothing, the batches before it are committed.
+    Batch,
+    /// The counters' fold after the last batch: every batch is committed.
+    Fold,
+}
+
+/// A batch, or the fold after the last one, failed, and the batches before it are committed.
+/// Say so, and carry the counts so far (`-o json` shows them under `detail`).
+fn partial_failure(
+    err: Error,
+    report: &mut SweepReport,
+    started: Instant,
+    failed: Failed,
+) -> Error {
     report.elapsed_ms = elapsed_ms(started);
     if report.batches == 0 {
         return err;
     }
-    let verb = if report.dry_run {
-        "counted"
-    } else {
-        "committed"
+    let verb = match failed {
+        _ if report.dry_run => "counted",
+        Failed::Batch => "committed",
+        Failed::Fold => "committed, every one",
     };
     let detail = serde_json::to_value(&*report).unwrap_or_default();
-    let last = if err.code() == crate::error::Code::CommitUnknown {
+    let last = if failed == Failed::Fold {
+        "the sweep is done: every batch committed, and only the counters' fold after them failed. A fold changes no count (status, check and metrics fold when they read), so nothing needs running again"
+    } else if err.code() == crate::error::Code::CommitUnknown {
         "whether the last batch committed could not be learnt (see the hint), the earlier ones stand; look at the jobs before running the sweep again (it is safe: a batch that committed moved its jobs out of in_flight)"
     } else {
         "the failed batch changed nothing and the earlier ones stand; it is safe to run the sweep again"

@@ -416,6 +416,57 @@ async fn a_locked_table_is_busy_exit_6_and_nothing_moves() {
     assert_untouched(&job, &env.job(job.id).await);
 }
 
+/// The counters' fold after the last batch fails (here the fold function raises; in the field
+/// a connection terminated at that moment did it, in `reliability::faults`): every batch is
+/// committed, so the error carries the counts, says that every batch committed, and that
+/// nothing needs running again.
+#[tokio::test]
+async fn a_fold_that_fails_after_the_last_batch_still_reports_what_the_batches_moved() {
+    let env = TestEnv::new().await;
+    seed_expired_bulk(&env, 30).await;
+    env.client
+        .batch_execute(
+            "CREATE OR REPLACE FUNCTION job_counters_fold() RETURNS bigint LANGUAGE plpgsql
+             AS $$ BEGIN RAISE EXCEPTION 'the fold refused by the test'; END $$",
+        )
+        .await
+        .unwrap();
+    let run = env
+        .run(&["sweep", "leases", "-o", "json", "--batch", "20"])
+        .expect(1);
+    let doc = run.json();
+    let error = &doc["error"];
+    assert_eq!(counts(&error["detail"]), (30, 15, 15, 0, false), "{doc}");
+    assert_eq!(error["detail"]["batches"], json!(2), "{doc}");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("the fold refused by the test"),
+        "{message}"
+    );
+    assert!(
+        message.contains("(after 2 batches committed, every one: 15 → pending, 15 → uncertain)"),
+        "{message}"
+    );
+    let hints = error["hints"].to_string();
+    assert!(hints.contains("nothing needs running again"), "{hints}");
+    assert!(
+        !hints.contains("the failed batch changed nothing"),
+        "{hints}"
+    );
+    // The batches did move every job, each with its event.
+    let left: i64 = env
+        .client
+        .query_one(
+            "SELECT count(*) FROM publication_jobs WHERE state = 'in_flight'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0);
+    env.assert_invariants().await;
+}
+
 /// 4 sweeper processes at once over 2 000 expired leases, 25 a batch: every job is moved
 /// exactly once, with exactly one event, and the runs' counts add up.
 #[tokio::test]
